@@ -1,0 +1,21 @@
+// The subcommands of the wgx tool; each adds itself to the CLI11 app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "wgx/device.h"
+
+namespace wgx::cli {
+
+// Options every command that opens a device shares (--adapter, --backend, --no-cpu).
+struct GlobalOptions {
+    DeviceOptions device;
+};
+
+using Action = std::function<int()>;
+
+void add_info_command(CLI::App& app, GlobalOptions& global, Action& action);
+void add_example_command(CLI::App& app, GlobalOptions& global, Action& action);
+
+}  // namespace wgx::cli

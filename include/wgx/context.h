@@ -1,0 +1,64 @@
+// The execution context: one WebGPU device, the tensors made on it and a recording of GPU work
+// that can be submitted any number of times.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <span>
+
+#include "wgx/device.h"
+#include "wgx/op.h"
+#include "wgx/tensor.h"
+
+typedef struct WGPUBufferImpl* WGPUBuffer;
+typedef struct WGPUDeviceImpl* WGPUDevice;
+
+namespace wgx {
+
+class ContextState;
+
+class Context {
+  public:
+    // Picks an adapter (see DeviceOptions), requests its real limits and the optional features
+    // it offers, and creates the device.
+    static Context create(const DeviceOptions& options = {});
+
+    const DeviceInfo& device_info() const;
+
+    // A new tensor in its own GPU buffer (contents undefined until written).
+    Tensor tensor(DType dtype, const Shape& shape);
+    // A tensor over an existing storage buffer the caller owns (kept referenced, not destroyed).
+    // The buffer needs Storage, CopySrc and CopyDst usage; `byte_offset` is a multiple of 4.
+    Tensor wrap(WGPUBuffer buffer, DType dtype, const Shape& shape, uint64_t byte_offset = 0);
+
+    // Validates and prepares one op call; args follow the op's schema, outputs last.
+    Context& record(const Op& op, std::span<const Arg> args);
+    Context& record(const Op& op, std::initializer_list<Arg> args);
+    // Records a copy of src into dst (same dtype and element count).
+    Context& copy(const Tensor& src, const Tensor& dst);
+
+    // Encodes everything recorded (dispatches in one compute pass per unbroken run, copies
+    // between passes) and submits it. Submitting again replays the same work; nothing is
+    // created again. No-op when nothing is recorded.
+    void submit();
+    // Blocks until the submitted work is done; throws GpuError / DeviceLost on failure.
+    void sync();
+    // Forgets the recording; tensors stay.
+    void reset();
+    // Frees every GPU buffer the context made and the device. Later calls throw. Idempotent.
+    void destroy();
+    bool destroyed() const;
+
+    // For interop with other WebGPU code (not owned by the caller).
+    WGPUDevice native_device() const;
+    // Simulates a device loss (tests): later calls throw DeviceLost.
+    void lose_device_for_testing();
+
+    std::shared_ptr<ContextState> state() const { return state_; }
+
+  private:
+    explicit Context(std::shared_ptr<ContextState> state) : state_(std::move(state)) {}
+    std::shared_ptr<ContextState> state_;
+};
+
+}  // namespace wgx

@@ -1,0 +1,179 @@
+// The operator contract. An operator validates its arguments and prepares its GPU work
+// (pipelines, uniforms, bind groups) once, into a Recorder; executing only replays what was
+// prepared. Built-in ops live in src/ops; user code implements the same interface for its own
+// shaders (pre/post-processing) and records them directly or inside programs.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "wgx/device.h"
+#include "wgx/tensor.h"
+
+namespace wgx {
+
+// One positional argument: a tensor, a scalar, a list, or none (an omitted optional).
+class Arg {
+  public:
+    using TensorList = std::vector<std::optional<Tensor>>;
+    using Storage = std::variant<std::monostate, Tensor, int64_t, double, bool,
+                                 std::vector<int64_t>, std::vector<double>, std::vector<bool>,
+                                 TensorList, std::string>;
+
+    Arg() = default;
+    Arg(std::nullopt_t) {}
+    Arg(Tensor t) : v_(std::move(t)) {}
+    Arg(int v) : v_(static_cast<int64_t>(v)) {}
+    Arg(int64_t v) : v_(v) {}
+    Arg(double v) : v_(v) {}
+    Arg(bool v) : v_(v) {}
+    Arg(std::vector<int64_t> v) : v_(std::move(v)) {}
+    Arg(std::initializer_list<int64_t> v) : v_(std::vector<int64_t>(v)) {}
+    Arg(std::vector<double> v) : v_(std::move(v)) {}
+    Arg(std::vector<bool> v) : v_(std::move(v)) {}
+    Arg(TensorList v) : v_(std::move(v)) {}
+    Arg(std::string v) : v_(std::move(v)) {}
+
+    const Storage& value() const { return v_; }
+    bool is_none() const { return std::holds_alternative<std::monostate>(v_); }
+    // "tensor float32 [2, 3]", "int 3", "double 1.5", ...
+    std::string describe() const;
+
+  private:
+    Storage v_;
+};
+
+// Positional arguments of one op call, with typed accessors whose errors name the op, the
+// argument and what was expected.
+class Args {
+  public:
+    Args(std::string_view op, std::span<const Arg> args) : op_(op), args_(args) {}
+
+    size_t size() const { return args_.size(); }
+    std::string_view op() const { return op_; }
+    const Arg& operator[](size_t i) const;
+
+    // Throws unless min <= size() <= max.
+    void expect_count(size_t min, size_t max) const;
+
+    const Tensor& tensor(size_t i, std::string_view name) const;
+    std::optional<Tensor> optional_tensor(size_t i, std::string_view name) const;
+    std::vector<std::optional<Tensor>> tensor_list(size_t i, std::string_view name) const;
+    // Int, Double or Bool, as a double.
+    double number(size_t i, std::string_view name) const;
+    std::optional<double> optional_number(size_t i, std::string_view name) const;
+    int64_t integer(size_t i, std::string_view name) const;
+    bool boolean(size_t i, std::string_view name) const;
+    std::vector<int64_t> int_list(size_t i, std::string_view name) const;
+    bool is_none(size_t i) const { return i >= args_.size() || args_[i].is_none(); }
+
+    // Throws InvalidArgument("<op>: <message>").
+    [[noreturn]] void fail(const std::string& message) const;
+
+  private:
+    std::string_view op_;
+    std::span<const Arg> args_;
+};
+
+// A compiled compute pipeline (cached by exactly the WGSL text and override values).
+class Kernel {
+  public:
+    struct Impl;
+    Kernel() = default;
+    explicit Kernel(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+    const Impl& impl() const { return *impl_; }
+    const std::shared_ptr<const Impl>& impl_ptr() const { return impl_; }
+    bool defined() const { return impl_ != nullptr; }
+
+  private:
+    std::shared_ptr<const Impl> impl_;
+};
+
+struct Override {
+    std::string name;
+    double value = 0;
+};
+
+// Workgroup counts of one dispatch.
+struct Grid {
+    uint32_t x = 1, y = 1, z = 1;
+};
+
+// A bind group entry, in binding order: a tensor (storage buffer) or uniform bytes.
+class Binding {
+  public:
+    Binding(const Tensor& t) : tensor_(t) {}
+    template <typename T> static Binding uniform(const T& params) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        static_assert(sizeof(T) % 16 == 0, "uniform structs are padded to 16 bytes");
+        Binding b;
+        b.uniform_.resize(sizeof(T));
+        std::memcpy(b.uniform_.data(), &params, sizeof(T));
+        return b;
+    }
+    bool is_uniform() const { return !tensor_.defined(); }
+    const Tensor& tensor() const { return tensor_; }
+    const std::vector<std::byte>& uniform_bytes() const { return uniform_; }
+
+  private:
+    Binding() = default;
+    Tensor tensor_;
+    std::vector<std::byte> uniform_;
+};
+
+class RecordingState;
+
+// What an op sees while it is recorded: device facts, pipeline compilation, dispatches.
+class Recorder {
+  public:
+    explicit Recorder(RecordingState& state) : state_(state) {}
+
+    const DeviceInfo& device() const;
+    // A workgroup size no larger than `preferred` that the device allows.
+    uint32_t workgroup_size(uint32_t preferred = 256) const;
+    // Enough workgroups of `workgroup_size` threads for `invocations` threads, folded into 2-D
+    // when the count exceeds the per-dimension limit. Shaders rebuild the flat index as
+    // gid.x + gid.y * (num_workgroups.x * workgroup_size) and return past the end.
+    Grid grid_1d(uint64_t invocations, uint32_t workgroup_size) const;
+
+    // Compiles `wgsl` (entry point "main") or takes it from the cache. `label` names the op and
+    // variant in errors and profiles.
+    Kernel kernel(std::string_view label, std::string wgsl,
+                  std::initializer_list<Override> overrides = {});
+    void dispatch(const Kernel& kernel, std::initializer_list<Binding> bindings, Grid grid);
+    void dispatch(const Kernel& kernel, std::span<const Binding> bindings, Grid grid);
+    // Copies src into dst (same byte size) at this point of the recording.
+    void copy(const Tensor& src, const Tensor& dst);
+    // A temporary tensor owned by the recording (for multi-pass ops).
+    Tensor scratch(DType dtype, const Shape& shape);
+
+  private:
+    RecordingState& state_;
+};
+
+class Op {
+  public:
+    virtual ~Op() = default;
+    // The name a program graph uses ("aten.add.Tensor"); also how users look it up.
+    virtual std::string_view name() const = 0;
+    // Further graph names served by the same implementation.
+    virtual std::vector<std::string_view> aliases() const { return {}; }
+    // Validates `args` and prepares the GPU work into `rec`.
+    virtual void record(Recorder& rec, const Args& args) const = 0;
+};
+
+// A built-in op by graph name ("aten.add.Tensor"); throws InvalidArgument for an unknown name.
+const Op& op(std::string_view name);
+// Every built-in op (the registry).
+std::span<const Op* const> builtin_ops();
+
+}  // namespace wgx

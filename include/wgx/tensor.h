@@ -1,0 +1,94 @@
+// A tensor: an element type, a shape and a range of a GPU buffer. Copies of a Tensor are handles
+// to the same GPU memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "wgx/dtype.h"
+#include "wgx/error.h"
+
+namespace wgx {
+
+using Shape = std::vector<int64_t>;
+
+inline constexpr int kMaxRank = 8;
+
+// "[2, 3, 4]"
+std::string shape_string(std::span<const int64_t> shape);
+// Product of the dims; throws InvalidArgument naming `what` when a dim is not positive, the rank
+// exceeds kMaxRank, or the product overflows. A rank-0 shape has one element.
+int64_t checked_numel(std::span<const int64_t> shape, std::string_view what);
+
+namespace detail {
+struct TensorImpl;
+// Host element type that matches a dtype (f16 is raw 16-bit storage, bool one byte).
+template <typename T> constexpr bool host_matches(DType t) {
+    if constexpr (std::is_same_v<T, float>) return t == DType::f32;
+    else if constexpr (std::is_same_v<T, double>) return t == DType::f64;
+    else if constexpr (std::is_same_v<T, int32_t>) return t == DType::i32;
+    else if constexpr (std::is_same_v<T, int64_t>) return t == DType::i64;
+    else if constexpr (std::is_same_v<T, int8_t>) return t == DType::i8;
+    else if constexpr (std::is_same_v<T, uint8_t>) return t == DType::u8 || t == DType::boolean;
+    else if constexpr (std::is_same_v<T, bool>) return t == DType::boolean;
+    else if constexpr (std::is_same_v<T, uint16_t>) return t == DType::f16;
+    else return false;
+}
+}  // namespace detail
+
+class Tensor {
+  public:
+    Tensor() = default;  // an empty handle; using it throws
+
+    DType dtype() const;
+    const Shape& shape() const;
+    int64_t numel() const;
+    int rank() const { return static_cast<int>(shape().size()); }
+    // Bytes of the data in host layout (i64/f64: 8 per element) and on the GPU (4).
+    size_t host_bytes() const;
+    size_t device_bytes() const;
+    bool defined() const { return impl_ != nullptr; }
+
+    // Uploads host data (host layout of dtype(): 8-byte int64/double, 1-byte bool/int8/uint8,
+    // raw 16-bit f16). The size must match exactly. int64 values must fit in int32 and are
+    // checked. Returns *this for chaining.
+    Tensor& set_bytes(std::span<const std::byte> data);
+    template <typename T> Tensor& set_data(std::span<const T> data) {
+        check_host_type(detail::host_matches<T>(dtype()), sizeof(T));
+        return set_bytes(std::as_bytes(data));
+    }
+    template <typename T> Tensor& set_data(const std::vector<T>& data) {
+        return set_data(std::span<const T>(data));
+    }
+    template <typename T> Tensor& set_data(std::initializer_list<T> data) {
+        return set_data(std::span<const T>(data.begin(), data.size()));
+    }
+    Tensor& set_data(const std::vector<bool>& data);
+
+    // Reads the data back (waits for the GPU), in host layout.
+    std::vector<std::byte> get_bytes() const;
+    template <typename T> std::vector<T> get_data() const {
+        check_host_type(detail::host_matches<T>(dtype()), sizeof(T));
+        std::vector<std::byte> bytes = get_bytes();
+        std::vector<T> out(bytes.size() / sizeof(T));
+        std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+        return out;
+    }
+
+    // For op implementations and the engine (internal).
+    const detail::TensorImpl& impl() const;
+    explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  private:
+    void check_host_type(bool matches, size_t size) const;
+    std::shared_ptr<detail::TensorImpl> impl_;
+};
+
+}  // namespace wgx

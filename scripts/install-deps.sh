@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs everything the engine needs to build and test on Debian 12 (run as root):
+# Debian packages, then wgpu-native taken from the pinned `wgpu` wheel on PyPI.
+# Idempotent: packages already present and an unpacked wgpu-native are kept.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+    build-essential cmake ninja-build pkg-config python3 python3-pip unzip ca-certificates
+    mesa-vulkan-drivers libvulkan1 vulkan-tools       # headless GPU (lavapipe) + loader
+    flatbuffers-compiler libflatbuffers-dev            # .pte / VkGraph readers
+    nlohmann-json3-dev libstb-dev libcli11-dev libfmt-dev
+    libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "[deps] installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+    echo "[deps] Debian packages present"
+fi
+
+scripts/fetch-wgpu-native.sh

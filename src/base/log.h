@@ -1,0 +1,33 @@
+// Leveled logging for the engine. Quiet by default (warnings and errors only); the level comes
+// from the WGX_LOG environment variable (error, warn, info, debug, trace) or set_log_level().
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "wgx/log.h"
+
+namespace wgx::log {
+
+bool enabled(LogLevel level);
+void write(LogLevel level, std::string_view message);
+
+template <typename... Args>
+void error(fmt::format_string<Args...> f, Args&&... args) {
+    if (enabled(LogLevel::error)) write(LogLevel::error, fmt::format(f, std::forward<Args>(args)...));
+}
+template <typename... Args>
+void warn(fmt::format_string<Args...> f, Args&&... args) {
+    if (enabled(LogLevel::warn)) write(LogLevel::warn, fmt::format(f, std::forward<Args>(args)...));
+}
+template <typename... Args>
+void info(fmt::format_string<Args...> f, Args&&... args) {
+    if (enabled(LogLevel::info)) write(LogLevel::info, fmt::format(f, std::forward<Args>(args)...));
+}
+template <typename... Args>
+void debug(fmt::format_string<Args...> f, Args&&... args) {
+    if (enabled(LogLevel::debug)) write(LogLevel::debug, fmt::format(f, std::forward<Args>(args)...));
+}
+
+}  // namespace wgx::log

@@ -1,0 +1,140 @@
+// Internal state behind Context and Tensor handles.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "gpu/device.h"
+#include "wgx/context.h"
+#include "wgx/op.h"
+#include "wgx/tensor.h"
+
+namespace wgx {
+
+// A GPU buffer made by a context (destroyed with it) or wrapped from the caller.
+struct BufferRef {
+    gpu::Buffer buffer;
+    uint64_t size = 0;
+    bool owned = true;
+};
+
+namespace detail {
+
+struct TensorImpl {
+    std::shared_ptr<ContextState> ctx;
+    std::shared_ptr<BufferRef> buffer;
+    uint64_t offset = 0;  // bytes into the buffer, a multiple of 4
+    DType dtype = DType::f32;
+    Shape shape;
+    int64_t numel = 0;
+
+    uint64_t device_bytes() const { return static_cast<uint64_t>(numel) * device_size(dtype); }
+    // Bindings and copies cover whole 4-byte words; buffers are padded to allow it.
+    uint64_t padded_bytes() const { return (device_bytes() + 3) / 4 * 4; }
+    WGPUBuffer raw() const { return buffer->buffer.get(); }
+};
+
+}  // namespace detail
+
+struct Kernel::Impl {
+    gpu::ComputePipeline pipeline;
+    std::string label;
+};
+
+// Uniform data of one recording, packed into shared buffers at aligned offsets and written
+// once when recorded.
+class UniformArena {
+  public:
+    struct Slice {
+        WGPUBuffer buffer;
+        uint64_t offset;
+        uint64_t size;
+    };
+    Slice push(gpu::Device& device, std::span<const std::byte> bytes);
+    void clear() { chunks_.clear(); }
+
+  private:
+    static constexpr uint64_t kChunkBytes = 64 * 1024;
+    std::vector<gpu::Buffer> chunks_;
+    uint64_t used_ = kChunkBytes;
+};
+
+struct DispatchCommand {
+    std::shared_ptr<const Kernel::Impl> kernel;
+    gpu::BindGroup group;
+    Grid grid;
+};
+
+struct CopyCommand {
+    std::shared_ptr<BufferRef> src;
+    uint64_t src_offset;
+    std::shared_ptr<BufferRef> dst;
+    uint64_t dst_offset;
+    uint64_t size;
+};
+
+using Command = std::variant<DispatchCommand, CopyCommand>;
+
+// A list of prepared GPU commands plus what they need alive (uniforms, scratch tensors).
+class RecordingState {
+  public:
+    // The context outlives its recordings (it owns them, or a Program holds the context).
+    explicit RecordingState(ContextState& ctx) : ctx_(ctx) {}
+
+    ContextState& ctx() { return ctx_; }
+    void add_dispatch(const Kernel& kernel, std::span<const Binding> bindings, Grid grid);
+    void add_copy(const Tensor& src, const Tensor& dst);
+    Tensor add_scratch(DType dtype, const Shape& shape);
+    bool empty() const { return commands_.empty(); }
+    size_t size() const { return commands_.size(); }
+    // Encodes the commands into one command buffer and submits it.
+    uint64_t submit();
+    void clear();
+
+  private:
+    ContextState& ctx_;
+    std::vector<Command> commands_;
+    // Scratch buffers are held as buffers, not Tensors: a Tensor holds its context, and the
+    // context holds this recording.
+    std::vector<std::shared_ptr<BufferRef>> scratch_;
+    UniformArena uniforms_;
+};
+
+class ContextState : public std::enable_shared_from_this<ContextState> {
+  public:
+    explicit ContextState(std::shared_ptr<gpu::Device> device);
+
+    gpu::Device& device() { return *device_; }
+    const std::shared_ptr<gpu::Device>& device_ptr() const { return device_; }
+    // Throws when the context was destroyed or its device is lost.
+    void ensure_usable() const;
+    bool destroyed() const { return destroyed_; }
+
+    std::shared_ptr<BufferRef> allocate(uint64_t bytes, std::string_view label);
+    Tensor make_tensor(std::shared_ptr<BufferRef> buffer, uint64_t offset, DType dtype,
+                       const Shape& shape);
+    std::shared_ptr<const Kernel::Impl> kernel(std::string_view label, std::string wgsl,
+                                               std::span<const Override> overrides);
+
+    RecordingState& recording() { return *recording_; }
+    void set_last_submission(uint64_t index) { last_submission_ = index; }
+    uint64_t last_submission() const { return last_submission_; }
+    void destroy();
+
+  private:
+    std::shared_ptr<gpu::Device> device_;
+    std::unique_ptr<RecordingState> recording_;
+    std::unordered_map<std::string, std::shared_ptr<const Kernel::Impl>> pipelines_;
+    std::vector<std::weak_ptr<BufferRef>> owned_;
+    size_t prune_at_ = 64;
+    uint64_t last_submission_ = 0;
+    bool destroyed_ = false;
+};
+
+// The tensor's implementation, checked to belong to a usable context.
+const detail::TensorImpl& usable(const Tensor& t, std::string_view what);
+
+}  // namespace wgx

@@ -1,0 +1,152 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/context_state.h"
+#include "core/dispatch_geometry.h"
+#include "gpu/encoder.h"
+
+namespace wgx {
+
+UniformArena::Slice UniformArena::push(gpu::Device& device, std::span<const std::byte> bytes) {
+    const uint64_t align = std::max<uint32_t>(16, device.info().limits.min_uniform_offset_alignment);
+    uint64_t size = (bytes.size() + 15) / 16 * 16;
+    if (size > kChunkBytes) {
+        throw InvalidArgument(fmt::format("A uniform struct of {} bytes is larger than {} bytes.",
+                                          bytes.size(), kChunkBytes));
+    }
+    uint64_t offset = (used_ + align - 1) / align * align;
+    if (chunks_.empty() || offset + size > kChunkBytes) {
+        chunks_.push_back(device.create_buffer(kChunkBytes, gpu::BufferUsage::uniform, "wgx uniforms"));
+        offset = 0;
+    }
+    std::vector<std::byte> padded(size, std::byte{0});
+    std::copy(bytes.begin(), bytes.end(), padded.begin());
+    device.write_buffer(chunks_.back().get(), offset, padded.data(), size);
+    used_ = offset + size;
+    return Slice{chunks_.back().get(), offset, size};
+}
+
+void RecordingState::add_dispatch(const Kernel& kernel, std::span<const Binding> bindings,
+                                  Grid grid) {
+    if (!kernel.defined()) throw InvalidArgument("dispatch: the kernel is empty.");
+    const auto& label = kernel.impl().label;
+    const DeviceLimits& limits = ctx_.device().info().limits;
+    for (uint32_t n : {grid.x, grid.y, grid.z}) {
+        if (n == 0 || n > limits.max_workgroups_per_dimension) {
+            throw InvalidArgument(fmt::format(
+                "{}: a dispatch of {}x{}x{} workgroups is outside the device limit (1..{} per "
+                "dimension).",
+                label, grid.x, grid.y, grid.z, limits.max_workgroups_per_dimension));
+        }
+    }
+    std::vector<gpu::BufferBinding> entries;
+    entries.reserve(bindings.size());
+    for (size_t i = 0; i < bindings.size(); ++i) {
+        const Binding& b = bindings[i];
+        gpu::BufferBinding e;
+        e.binding = static_cast<uint32_t>(i);
+        if (b.is_uniform()) {
+            auto slice = uniforms_.push(ctx_.device(), b.uniform_bytes());
+            e.buffer = slice.buffer;
+            e.offset = slice.offset;
+            e.size = slice.size;
+        } else {
+            const detail::TensorImpl& t = usable(b.tensor(), label);
+            if (t.ctx.get() != &ctx_) {
+                throw InvalidArgument(fmt::format(
+                    "{}: binding {} is a tensor of another context.", label, i));
+            }
+            if (t.offset % limits.min_storage_offset_alignment != 0) {
+                throw InvalidArgument(fmt::format(
+                    "{}: binding {} starts at byte {}, not a multiple of the device's storage "
+                    "offset alignment ({}).",
+                    label, i, t.offset, limits.min_storage_offset_alignment));
+            }
+            e.buffer = t.raw();
+            e.offset = t.offset;
+            e.size = t.padded_bytes();
+        }
+        entries.push_back(e);
+    }
+    DispatchCommand cmd;
+    cmd.kernel = kernel.impl_ptr();
+    cmd.group = ctx_.device().create_bind_group(label, cmd.kernel->pipeline.get(), entries);
+    cmd.grid = grid;
+    commands_.push_back(std::move(cmd));
+}
+
+void RecordingState::add_copy(const Tensor& src, const Tensor& dst) {
+    const detail::TensorImpl& s = usable(src, "copy");
+    const detail::TensorImpl& d = usable(dst, "copy");
+    if (s.ctx.get() != &ctx_ || d.ctx.get() != &ctx_) {
+        throw InvalidArgument("copy: both tensors must belong to this context.");
+    }
+    if (storage_dtype(s.dtype) != storage_dtype(d.dtype) || s.numel != d.numel) {
+        throw InvalidArgument(fmt::format(
+            "copy: source ({} {}) and destination ({} {}) differ in dtype or element count.",
+            dtype_name(s.dtype), shape_string(s.shape), dtype_name(d.dtype),
+            shape_string(d.shape)));
+    }
+    commands_.push_back(CopyCommand{s.buffer, s.offset, d.buffer, d.offset, s.padded_bytes()});
+}
+
+Tensor RecordingState::add_scratch(DType dtype, const Shape& shape) {
+    int64_t numel = checked_numel(shape, "scratch tensor");
+    auto buffer = ctx_.allocate(static_cast<uint64_t>(numel) * device_size(dtype), "wgx scratch");
+    scratch_.push_back(buffer);
+    return ctx_.make_tensor(std::move(buffer), 0, dtype, shape);
+}
+
+uint64_t RecordingState::submit() {
+    gpu::Encoder encoder(ctx_.device());
+    for (const Command& c : commands_) {
+        if (const auto* d = std::get_if<DispatchCommand>(&c)) {
+            encoder.dispatch(d->kernel->pipeline.get(), d->group.get(), d->grid.x, d->grid.y,
+                             d->grid.z);
+        } else {
+            const auto& copy = std::get<CopyCommand>(c);
+            encoder.copy(copy.src->buffer.get(), copy.src_offset, copy.dst->buffer.get(),
+                         copy.dst_offset, copy.size);
+        }
+    }
+    return encoder.submit();
+}
+
+void RecordingState::clear() {
+    commands_.clear();
+    scratch_.clear();
+    uniforms_.clear();
+}
+
+const DeviceInfo& Recorder::device() const { return state_.ctx().device().info(); }
+
+uint32_t Recorder::workgroup_size(uint32_t preferred) const {
+    return clamp_workgroup_size(preferred, device().limits);
+}
+
+Grid Recorder::grid_1d(uint64_t invocations, uint32_t workgroup_size) const {
+    return fold_grid(invocations, workgroup_size, device().limits.max_workgroups_per_dimension);
+}
+
+Kernel Recorder::kernel(std::string_view label, std::string wgsl,
+                        std::initializer_list<Override> overrides) {
+    return Kernel(state_.ctx().kernel(label, std::move(wgsl),
+                                      std::span<const Override>(overrides.begin(), overrides.size())));
+}
+
+void Recorder::dispatch(const Kernel& kernel, std::initializer_list<Binding> bindings, Grid grid) {
+    state_.add_dispatch(kernel, std::span<const Binding>(bindings.begin(), bindings.size()), grid);
+}
+
+void Recorder::dispatch(const Kernel& kernel, std::span<const Binding> bindings, Grid grid) {
+    state_.add_dispatch(kernel, bindings, grid);
+}
+
+void Recorder::copy(const Tensor& src, const Tensor& dst) { state_.add_copy(src, dst); }
+
+Tensor Recorder::scratch(DType dtype, const Shape& shape) {
+    return state_.add_scratch(dtype, shape);
+}
+
+}  // namespace wgx

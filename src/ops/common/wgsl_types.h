@@ -1,0 +1,17 @@
+// Spelling of element types in WGSL for op shaders, which are written against `T`.
+#pragma once
+
+#include <string>
+
+#include "wgx/dtype.h"
+
+namespace wgx::ops {
+
+// "f32" / "i32" / "f16": the WGSL scalar type of one element as stored on the GPU. Types stored
+// packed (bool, int8, uint8) have none; ops that accept them use their own kernels.
+const char* wgsl_scalar(DType dtype);
+
+// "alias T = f32;\n" (with "enable f16;" first where needed), prepended to a generic shader.
+std::string wgsl_alias(DType dtype, const char* name = "T");
+
+}  // namespace wgx::ops

@@ -1,0 +1,51 @@
+// aten.mm.default: out [M, N] = self [M, K] @ mat2 [K, N]. Args: [self, mat2, out].
+#include <fmt/format.h>
+
+#include "ops/matmul/matmul.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+class Mm final : public Op {
+  public:
+    std::string_view name() const override { return "aten.mm.default"; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(3, 3);
+        const Tensor& a = args.tensor(0, "self");
+        const Tensor& b = args.tensor(1, "mat2");
+        const Tensor& out = args.tensor(2, "out");
+        for (const Tensor* t : {&a, &b, &out}) {
+            if (t->dtype() != DType::f32) {
+                args.fail(fmt::format("only float32 is supported, got {}.", dtype_name(t->dtype())));
+            }
+            if (t->rank() != 2) {
+                args.fail(fmt::format("operands must be 2-D, got shape {}.",
+                                      shape_string(t->shape())));
+            }
+        }
+        int64_t M = a.shape()[0], K = a.shape()[1], N = b.shape()[1];
+        if (b.shape()[0] != K) {
+            args.fail(fmt::format("self {} and mat2 {} do not chain (K {} vs {}).",
+                                  shape_string(a.shape()), shape_string(b.shape()), K,
+                                  b.shape()[0]));
+        }
+        if (out.shape() != Shape{M, N}) {
+            args.fail(fmt::format("out has shape {}, expected [{}, {}].", shape_string(out.shape()),
+                                  M, N));
+        }
+        MatmulParams p{static_cast<uint32_t>(M), static_cast<uint32_t>(N),
+                       static_cast<uint32_t>(K), 1, 0, 0, 0, 0};
+        record_matmul(rec, name(), a, b, out, p);
+    }
+};
+
+}  // namespace
+
+const Op& mm_op() {
+    static const Mm op;
+    return op;
+}
+
+}  // namespace wgx::ops

@@ -1,0 +1,18 @@
+// The list of built-in operators (src/ops/op_list.def) and lookup by graph name.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "wgx/op.h"
+
+namespace wgx::ops {
+
+#define WGX_OP(name) const Op& name##_op();
+#include "ops/op_list.def"
+#undef WGX_OP
+
+// nullptr when no built-in op has this name or alias.
+const Op* find(std::string_view name);
+
+}  // namespace wgx::ops

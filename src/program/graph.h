@@ -1,0 +1,71 @@
+// The engine's program representation: what every reader (.pte with VkGraph delegates or kernel
+// calls, program.json + weights.bin) produces and what the executor consumes. It is plain data
+// with no GPU objects, so readers are testable (and fuzzable) without a device.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "wgx/dtype.h"
+
+namespace wgx::program {
+
+struct Null {};
+struct Int { int64_t value = 0; };
+struct Double { double value = 0; };
+struct Bool { bool value = false; };
+struct String { std::string value; };
+// A symbolic integer; `value` is its serialized (initial / upper-bound) value.
+struct SymInt { int64_t value = 0; };
+struct IntList { std::vector<int64_t> items; };
+struct DoubleList { std::vector<double> items; };
+struct BoolList { std::vector<bool> items; };
+// Value ids (e.g. a list of tensors for cat, or ints mixed with SymInts). -1 means "none"
+// (an absent optional tensor).
+struct ValueList { std::vector<int32_t> items; };
+
+struct Tensor {
+    DType dtype = DType::f32;       // element type as serialized (i64/f64 are narrowed on GPU)
+    std::vector<int64_t> dims;      // upper-bound shape for dynamic-bound tensors
+    int32_t constant_id = -1;       // index into Graph::constants, or -1
+    int32_t mem_obj_id = -1;        // memory pool shared with other tensors, or -1 (own memory)
+    bool dynamic_bound = false;     // dims are an upper bound (shape_dynamism DYNAMIC_BOUND)
+    std::string name;               // optional: a fully qualified name when the file has one
+};
+
+using Value = std::variant<Null, Int, Double, Bool, String, SymInt, IntList, DoubleList,
+                           BoolList, ValueList, Tensor>;
+
+// One operator call. `name` uses the graph spelling "aten.add.Tensor" (namespace.op.overload);
+// args are value ids in the op schema's order, output(s) last.
+struct OpCall {
+    std::string name;
+    std::vector<int32_t> args;
+    uint32_t debug_handle = 0;  // node id from the file, for messages
+};
+
+// Bytes of one constant tensor. They stay inside the bytes the graph keeps alive (`storage`),
+// so no copy is made of large weights.
+struct Constant {
+    std::span<const uint8_t> bytes;
+    std::string key;  // named-data key or other origin, for messages
+};
+
+struct Graph {
+    std::vector<Value> values;
+    std::vector<OpCall> chain;
+    std::vector<int32_t> input_ids;
+    std::vector<int32_t> output_ids;
+    std::vector<Constant> constants;
+    // Keeps constant bytes alive (the file's bytes, a weights.bin, a .ptd). Shared so a Graph
+    // can be copied cheaply.
+    std::vector<std::shared_ptr<const std::vector<uint8_t>>> storage;
+    // Where the graph came from, e.g. "model.pte: method forward", for messages.
+    std::string origin;
+};
+
+}  // namespace wgx::program

@@ -1,0 +1,99 @@
+// Tensor shapes and data round-trips for every dtype, including odd byte sizes.
+#include <limits>
+
+#include "test_util.h"
+
+namespace wgx::test {
+namespace {
+
+template <typename T> void expect_round_trip(DType dtype, const Shape& shape, std::vector<T> data) {
+    Tensor t = ctx().tensor(dtype, shape).set_data(data);
+    EXPECT_EQ(t.get_data<T>(), data) << dtype_name(dtype) << " " << shape_string(shape);
+}
+
+TEST(Tensor, ReportsShapeAndSizes) {
+    Tensor t = ctx().tensor(DType::i64, {2, 3, 5});
+    EXPECT_EQ(t.numel(), 30);
+    EXPECT_EQ(t.rank(), 3);
+    EXPECT_EQ(t.host_bytes(), 240u);
+    EXPECT_EQ(t.device_bytes(), 120u);  // int64 lives as int32 on the GPU
+    Tensor scalar = ctx().tensor(DType::f32, {});
+    EXPECT_EQ(scalar.numel(), 1);
+}
+
+TEST(Tensor, RoundTripsEveryDtype) {
+    for (Shape shape : {Shape{1}, Shape{3}, Shape{7}, Shape{2, 5}, Shape{13, 1, 3}}) {
+        size_t n = numel(shape);
+        auto f = random_floats(n, 1);
+        auto ints = random_ints(n, 2, -100000, 100000);
+        expect_round_trip<float>(DType::f32, shape, f);
+        expect_round_trip<int32_t>(DType::i32, shape, ints);
+        std::vector<int64_t> i64(ints.begin(), ints.end());
+        i64[0] = std::numeric_limits<int32_t>::min();
+        expect_round_trip<int64_t>(DType::i64, shape, i64);
+        std::vector<double> f64;
+        for (float x : f) f64.push_back(x);  // exactly representable in float32
+        expect_round_trip<double>(DType::f64, shape, f64);
+        std::vector<int8_t> i8;
+        std::vector<uint8_t> u8, b;
+        for (size_t i = 0; i < n; ++i) {
+            i8.push_back(static_cast<int8_t>(ints[i] % 128));
+            u8.push_back(static_cast<uint8_t>(ints[i] & 0xff));
+            b.push_back(ints[i] > 0 ? 1 : 0);
+        }
+        expect_round_trip<int8_t>(DType::i8, shape, i8);
+        expect_round_trip<uint8_t>(DType::u8, shape, u8);
+        expect_round_trip<uint8_t>(DType::boolean, shape, b);
+        std::vector<uint16_t> h;
+        for (size_t i = 0; i < n; ++i) h.push_back(static_cast<uint16_t>(0x3c00 + i));
+        expect_round_trip<uint16_t>(DType::f16, shape, h);
+    }
+}
+
+TEST(Tensor, ThreeBytesRoundTrip) {
+    expect_round_trip<uint8_t>(DType::u8, {3}, {7, 250, 9});
+}
+
+TEST(Tensor, BoolVectorsAreAccepted) {
+    Tensor t = ctx().tensor(DType::boolean, {5}).set_data(std::vector<bool>{true, false, true, true, false});
+    EXPECT_EQ(t.get_data<uint8_t>(), (std::vector<uint8_t>{1, 0, 1, 1, 0}));
+}
+
+TEST(Tensor, RejectsBadShapes) {
+    EXPECT_THROW(ctx().tensor(DType::f32, {2, 0}), InvalidArgument);
+    EXPECT_THROW(ctx().tensor(DType::f32, {-1}), InvalidArgument);
+    EXPECT_THROW(ctx().tensor(DType::f32, {1, 1, 1, 1, 1, 1, 1, 1, 1}), InvalidArgument);
+    EXPECT_THROW(ctx().tensor(DType::f32, {1ll << 40, 1ll << 40}), InvalidArgument);
+}
+
+TEST(Tensor, RejectsWrongDataSizeOrType) {
+    Tensor t = ctx().tensor(DType::f32, {4});
+    EXPECT_THROW(t.set_data({1.f, 2.f}), InvalidArgument);
+    EXPECT_THROW(t.set_data(std::vector<int32_t>{1, 2, 3, 4}), InvalidArgument);
+    EXPECT_THROW(t.get_data<double>(), InvalidArgument);
+}
+
+TEST(Tensor, Int64OutOfInt32RangeIsAnErrorNamingTheElement) {
+    Tensor t = ctx().tensor(DType::i64, {3});
+    try {
+        t.set_data(std::vector<int64_t>{1, int64_t(1) << 40, 3});
+        FAIL() << "expected an error";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("element 1"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Tensor, LargerThanTheDeviceAllowsIsAClearError) {
+    uint64_t max = ctx().device_info().limits.max_storage_binding_bytes;
+    int64_t too_many = static_cast<int64_t>(max / 4 + 1024);
+    try {
+        ctx().tensor(DType::f32, {too_many});
+        FAIL() << "expected an error";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("larger than the device allows"), std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace wgx::test
