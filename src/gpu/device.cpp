@@ -301,7 +301,7 @@ void Device::on_device_lost(std::string message) {
     if (lost_) return;
     lost_ = true;
     lost_message_ = std::move(message);
-    log::error("device lost: {}", lost_message_);
+    log::warn("device lost: {}", lost_message_);
 }
 
 void Device::on_uncaptured_error(std::string message) {
