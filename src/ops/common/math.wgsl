@@ -1,0 +1,40 @@
+// Math helpers WGSL lacks or gets wrong at the edges; prepended to kernels that use them.
+
+// exp and tanh can overflow to Inf/NaN on some drivers for large arguments: clamp first.
+fn safe_exp(x: f32) -> f32 {
+    return exp(min(x, 88.0));
+}
+
+fn safe_tanh(x: f32) -> f32 {
+    let c = clamp(x, -15.0, 15.0);  // tanh(15) is 1 in f32
+    let e = exp(2.0 * c);
+    return (e - 1.0) / (e + 1.0);
+}
+
+fn sigmoid(x: f32) -> f32 {
+    // Stable for both signs: never exponentiates a large positive number.
+    let e = exp(-abs(x));
+    let s = 1.0 / (1.0 + e);
+    return select(e * s, s, x >= 0.0);
+}
+
+// erf, which WGSL lacks, to about 1e-7 absolute (float32 rounding dominates): its Taylor
+// series below |x| = 1 (truncation < 2e-9), and above it Numerical Recipes' Chebyshev fit of
+// erfc (relative error < 1.2e-7, on values below 0.16). Used by exact GELU.
+fn erf_approx(x: f32) -> f32 {
+    let z = abs(x);
+    if (z < 1.0) {
+        let q = x * x;
+        let series = 1.0 + q * (-0.33333333333 + q * (0.1 + q * (-0.023809523810 +
+                     q * (0.0046296296296 + q * (-0.00075757575758 + q * (0.00010683760684 +
+                     q * (-1.3227513228e-5 + q * (1.4589169000e-6 + q * (-1.4503852223e-7 +
+                     q * 1.3122532963e-8)))))))));
+        return 1.1283791670955126 * x * series;
+    }
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
+               t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
+               t * (-0.82215223 + t * 0.17087277))))))));
+    let erfc = t * exp(poly);
+    return select(erfc - 1.0, 1.0 - erfc, x >= 0.0);
+}
