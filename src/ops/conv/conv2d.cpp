@@ -1,0 +1,246 @@
+#include "ops/conv/conv2d.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/dispatch_geometry.h"
+#include "ops/conv/conv2d_depthwise.wgsl.h"
+#include "ops/conv/conv2d_direct.wgsl.h"
+#include "ops/conv/conv2d_pointwise.wgsl.h"
+#include "ops/conv/conv_common.wgsl.h"
+
+namespace wgx::ops {
+namespace {
+
+// Argument positions of the shared schema prefix.
+enum : size_t {
+    kInput, kWeight, kBias, kStride, kPadding, kDilation, kTransposed, kOutPad, kGroups
+};
+
+std::string list_string(const std::vector<int64_t>& v) {
+    return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
+// A per-spatial-dim list of `dims` values; a single value applies to every dim (as PyTorch
+// expands it). Each value must be >= `min`.
+std::array<int64_t, 2> spatial(const Args& args, size_t i, const char* name, int dims,
+                               int64_t min) {
+    std::vector<int64_t> v = args.int_list(i, name);
+    if (v.size() == 1) v.resize(dims, v[0]);
+    if (static_cast<int>(v.size()) != dims) {
+        args.fail(fmt::format("{} must have {} value(s) for a {}-D convolution, got {}.", name,
+                              dims, dims, list_string(v)));
+    }
+    for (int64_t x : v) {
+        if (x < min) {
+            args.fail(fmt::format("{} values must be >= {}, got {}.", name, min,
+                                  list_string(v)));
+        }
+    }
+    // 1-D convolutions become 2-D ones over a height of 1: the height gets the neutral value.
+    if (dims == 1) return {min == 1 ? 1 : 0, v[0]};
+    return {v[0], v[1]};
+}
+
+// A clamp bound; none or beyond float's range means unbounded.
+std::optional<float> bound(const Args& args, size_t i, const char* name) {
+    std::optional<double> v = args.optional_number(i, name);
+    if (!v) return std::nullopt;
+    if (std::isnan(*v)) args.fail(fmt::format("{} is NaN.", name));
+    if (std::abs(*v) >= std::numeric_limits<float>::max()) return std::nullopt;
+    return static_cast<float>(*v);
+}
+
+void check_fits_u32(const Args& args, const Tensor& t, const char* name) {
+    if (t.numel() > std::numeric_limits<int32_t>::max()) {
+        args.fail(fmt::format("{} {} has more elements than the kernels index (2^31).", name,
+                              shape_string(t.shape())));
+    }
+}
+
+}  // namespace
+
+void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
+    args.expect_count(with_clamp ? 12 : 10, with_clamp ? 12 : 10);
+    const size_t out_index = args.size() - 1;
+    const Tensor& input = args.tensor(kInput, "input");
+    const Tensor& weight = args.tensor(kWeight, "weight");
+    std::optional<Tensor> bias = args.optional_tensor(kBias, "bias");
+    const Tensor& out = args.tensor(out_index, "out");
+
+    // dtypes: one float32 type throughout (float64 data is stored as float32 too).
+    for (auto [t, name] : {std::pair{&input, "input"}, {&weight, "weight"}, {&out, "out"}}) {
+        if (storage_dtype(t->dtype()) != DType::f32) {
+            args.fail(fmt::format("{} must be float32, got {}.", name, dtype_name(t->dtype())));
+        }
+    }
+    if (bias && storage_dtype(bias->dtype()) != DType::f32) {
+        args.fail(fmt::format("bias must be float32, got {}.", dtype_name(bias->dtype())));
+    }
+
+    // ranks: [N, C, L] (1-D) or [N, C, H, W] (2-D); weight and out of the same rank.
+    if (input.rank() != 3 && input.rank() != 4) {
+        args.fail(fmt::format("input must be 3-D [N, C, L] or 4-D [N, C, H, W], got shape {}.",
+                              shape_string(input.shape())));
+    }
+    const int dims = input.rank() - 2;
+    for (auto [t, name] : {std::pair{&weight, "weight"}, {&out, "out"}}) {
+        if (t->rank() != input.rank()) {
+            args.fail(fmt::format("{} must be {}-D like input {}, got shape {}.", name,
+                                  input.rank(), shape_string(input.shape()),
+                                  shape_string(t->shape())));
+        }
+    }
+    for (auto [t, name] : {std::pair{&input, "input"}, {&weight, "weight"}, {&out, "out"}}) {
+        check_fits_u32(args, *t, name);
+    }
+
+    auto stride = spatial(args, kStride, "stride", dims, 1);
+    auto padding = spatial(args, kPadding, "padding", dims, 0);
+    auto dilation = spatial(args, kDilation, "dilation", dims, 1);
+    bool transposed = args.boolean(kTransposed, "transposed");
+    auto out_pad = spatial(args, kOutPad, "output_padding", dims, 0);
+    int64_t groups = args.integer(kGroups, "groups");
+    if (groups < 1) args.fail(fmt::format("groups must be >= 1, got {}.", groups));
+
+    // Shapes as 2-D: [N, C, H, W] with H = 1 for 1-D.
+    auto as4 = [&](const Shape& s) -> std::array<int64_t, 4> {
+        if (dims == 1) return {s[0], s[1], 1, s[2]};
+        return {s[0], s[1], s[2], s[3]};
+    };
+    auto [N, C_in, H_in, W_in] = as4(input.shape());
+    auto ws = as4(weight.shape());
+    const int64_t kH = ws[2], kW = ws[3];
+    if (C_in % groups != 0) {
+        args.fail(fmt::format("input channels ({}) must be divisible by groups ({}).", C_in,
+                              groups));
+    }
+    const int64_t cin_g = C_in / groups;
+    int64_t C_out = 0;
+    if (!transposed) {
+        // weight [C_out, C_in / groups, kH, kW]
+        C_out = ws[0];
+        if (ws[1] != cin_g || C_out % groups != 0) {
+            args.fail(fmt::format("weight {} must be [C_out, C_in / groups = {}, ...] with C_out "
+                                  "divisible by groups ({}), for input {}.",
+                                  shape_string(weight.shape()), cin_g, groups,
+                                  shape_string(input.shape())));
+        }
+        if (out_pad[0] != 0 || out_pad[1] != 0) {
+            args.fail(fmt::format("output_padding {} must be zero unless transposed.",
+                                  list_string(args.int_list(kOutPad, "output_padding"))));
+        }
+    } else {
+        // weight [C_in, C_out / groups, kH, kW]
+        if (ws[0] != C_in) {
+            args.fail(fmt::format("transposed weight {} must be [C_in = {}, C_out / groups, ...].",
+                                  shape_string(weight.shape()), C_in));
+        }
+        C_out = ws[1] * groups;
+        for (int d = 0; d < 2; ++d) {
+            if (out_pad[d] >= stride[d] && out_pad[d] >= dilation[d]) {
+                args.fail(fmt::format("output_padding {} must be smaller than stride or dilation.",
+                                      list_string(args.int_list(kOutPad, "output_padding"))));
+            }
+        }
+    }
+    const int64_t cout_g = C_out / groups;
+    if (bias && (bias->rank() != 1 || bias->shape()[0] != C_out)) {
+        args.fail(fmt::format("bias must have shape [{}], got {}.", C_out,
+                              shape_string(bias->shape())));
+    }
+
+    // Output size, PyTorch's formulas.
+    std::array<int64_t, 2> in_sz{H_in, W_in}, k{kH, kW}, o{};
+    for (int d = 0; d < 2; ++d) {
+        int64_t span = dilation[d] * (k[d] - 1) + 1;
+        if (!transposed) {
+            int64_t padded = in_sz[d] + 2 * padding[d];
+            o[d] = padded >= span ? (padded - span) / stride[d] + 1 : 0;
+        } else {
+            o[d] = (in_sz[d] - 1) * stride[d] - 2 * padding[d] + span + out_pad[d];
+        }
+    }
+    if (o[0] < 1 || o[1] < 1) {
+        args.fail(fmt::format("input {} with kernel {} gives an empty output.",
+                              shape_string(input.shape()), shape_string(weight.shape())));
+    }
+    Shape expected = dims == 1 ? Shape{N, C_out, o[1]} : Shape{N, C_out, o[0], o[1]};
+    if (out.shape() != expected) {
+        args.fail(fmt::format("out has shape {}, expected {}.", shape_string(out.shape()),
+                              shape_string(expected)));
+    }
+
+    ConvParams p{};
+    p.N = uint32_t(N), p.C_in = uint32_t(C_in), p.H_in = uint32_t(H_in), p.W_in = uint32_t(W_in);
+    p.C_out = uint32_t(C_out), p.H_out = uint32_t(o[0]), p.W_out = uint32_t(o[1]);
+    p.groups = uint32_t(groups);
+    p.kH = uint32_t(kH), p.kW = uint32_t(kW);
+    p.stride_h = uint32_t(stride[0]), p.stride_w = uint32_t(stride[1]);
+    p.pad_h = uint32_t(padding[0]), p.pad_w = uint32_t(padding[1]);
+    p.dil_h = uint32_t(dilation[0]), p.dil_w = uint32_t(dilation[1]);
+    p.cin_g = uint32_t(cin_g), p.cout_g = uint32_t(cout_g);
+    p.co_blocks = uint32_t(ceil_div(cout_g, 4));
+    p.x_blocks = uint32_t(ceil_div(o[1], 4));
+    if (bias) p.flags |= kConvHasBias;
+    if (with_clamp) {
+        if (auto lo = bound(args, 9, "output_min")) p.flags |= kConvHasMin, p.out_min = *lo;
+        if (auto hi = bound(args, 10, "output_max")) p.flags |= kConvHasMax, p.out_max = *hi;
+    }
+
+    // Without a bias the weight stands in for its binding (read-only twice is fine); the
+    // shader reads it only under kConvHasBias.
+    const Tensor& bias_binding = bias ? *bias : weight;
+    const std::string common(wgsl::ops_conv_conv_common);
+    const uint32_t max_dim = rec.device().limits.max_workgroups_per_dimension;
+
+    // Variant 1: a 1x1, stride-1, unpadded, ungrouped convolution is a GEMM per image:
+    // out[n] [C_out, HW] = W [C_out, C_in] @ x[n] [C_in, HW] (W transposed for transposed).
+    const uint64_t HW = uint64_t(o[0]) * uint64_t(o[1]);
+    bool pointwise = kH == 1 && kW == 1 && stride[0] == 1 && stride[1] == 1 && padding[0] == 0 &&
+                     padding[1] == 0 && out_pad[0] == 0 && out_pad[1] == 0 && groups == 1;
+    Grid gemm_grid{uint32_t(ceil_div(HW, 32)), uint32_t(ceil_div(C_out, 32)), uint32_t(N)};
+    if (pointwise && ceil_div(HW, 32) <= max_dim && ceil_div(C_out, 32) <= max_dim &&
+        uint64_t(N) <= max_dim) {
+        Kernel kern = rec.kernel(fmt::format("{}/pointwise{}", args.op(), transposed ? "_t" : ""),
+                                 common + std::string(wgsl::ops_conv_conv2d_pointwise),
+                                 {{"TRANSPOSED", transposed ? 1.0 : 0.0}});
+        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(p)}, gemm_grid);
+        return;
+    }
+
+    // Variant 2: one input channel per group and few outputs per group (depthwise, channel
+    // multiplier < 4): one thread per output channel and 4 columns, no wasted channel lanes.
+    const uint32_t wg = rec.workgroup_size(64);
+    if (!transposed && cin_g == 1 && cout_g < 4) {
+        uint64_t threads = uint64_t(N) * uint64_t(C_out) * uint64_t(o[0]) * p.x_blocks;
+        if (threads > std::numeric_limits<uint32_t>::max()) args.fail("output too large to index.");
+        p.threads = uint32_t(threads);
+        Kernel kern = rec.kernel(fmt::format("{}/depthwise", args.op()),
+                                 common + std::string(wgsl::ops_conv_conv2d_depthwise),
+                                 {{"WG", double(wg)}});
+        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(p)},
+                     rec.grid_1d(threads, wg));
+        return;
+    }
+
+    // Variant 3: the direct kernel, 4 output channels x 4 columns per thread; the transposed
+    // form gathers the taps that reach each output.
+    uint64_t threads =
+        uint64_t(N) * uint64_t(groups) * p.co_blocks * uint64_t(o[0]) * p.x_blocks;
+    if (threads > std::numeric_limits<uint32_t>::max()) args.fail("output too large to index.");
+    p.threads = uint32_t(threads);
+    Kernel kern = rec.kernel(fmt::format("{}/direct{}", args.op(), transposed ? "_t" : ""),
+                             common + std::string(wgsl::ops_conv_conv2d_direct),
+                             {{"WG", double(wg)}, {"TRANSPOSED", transposed ? 1.0 : 0.0}});
+    rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(p)},
+                 rec.grid_1d(threads, wg));
+}
+
+}  // namespace wgx::ops

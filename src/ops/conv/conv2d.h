@@ -1,0 +1,40 @@
+// Shared machinery of the convolution ops (aten.convolution, et_vk.conv_with_clamp): argument
+// parsing and validation, the uniform struct mirrored by conv_common.wgsl, the kernel choice
+// and dispatch. 1-D convolutions run as 2-D ones with a height of 1.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "wgx/op.h"
+
+namespace wgx::ops {
+
+// Mirrors `struct Params` of conv_common.wgsl.
+struct ConvParams {
+    uint32_t N, C_in, H_in, W_in;
+    uint32_t C_out, H_out, W_out, groups;
+    uint32_t kH, kW, stride_h, stride_w;
+    uint32_t pad_h, pad_w, dil_h, dil_w;
+    uint32_t cin_g, cout_g;          // channels per group
+    uint32_t co_blocks, x_blocks;    // ceil(cout_g / 4), ceil(W_out / 4): per-thread tiles
+    uint32_t threads;                // invocations of the 1-D kernels
+    uint32_t flags;                  // kConvHasBias | kConvHasMin | kConvHasMax
+    float out_min, out_max;
+};
+static_assert(sizeof(ConvParams) == 96);
+static_assert(offsetof(ConvParams, C_out) == 16);
+static_assert(offsetof(ConvParams, kH) == 32);
+static_assert(offsetof(ConvParams, pad_h) == 48);
+static_assert(offsetof(ConvParams, cin_g) == 64);
+static_assert(offsetof(ConvParams, threads) == 80);
+static_assert(offsetof(ConvParams, out_min) == 88);
+
+inline constexpr uint32_t kConvHasBias = 1, kConvHasMin = 2, kConvHasMax = 4;
+
+// Parses [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups,
+// (output_min?, output_max?,) out] and records the convolution. `with_clamp` selects the
+// et_vk.conv_with_clamp schema (two more optional bounds before the output).
+void record_convolution(Recorder& rec, const Args& args, bool with_clamp);
+
+}  // namespace wgx::ops

@@ -1,0 +1,52 @@
+// Convolution with one input channel per group (depthwise, channel multiplier cout_g): one
+// thread computes 4 adjacent output columns of one output channel. Threads are ordered column
+// block, row, channel, image.
+override WG: u32 = 64;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = gid.x + gid.y * nwg.x * WG;
+    if (t >= params.threads) {
+        return;
+    }
+    let xb = t % params.x_blocks;
+    var r = t / params.x_blocks;
+    let oy = r % params.H_out;
+    r = r / params.H_out;
+    let co = r % params.C_out;
+    let n = r / params.C_out;
+    let ci = co / params.cout_g;  // the group's only input channel
+    let ox0 = xb * 4u;
+    let plane = (n * params.C_in + ci) * params.H_in;
+    let w_base = co * params.kH * params.kW;
+
+    var acc = vec4<f32>(0.0);
+    let W_in = i32(params.W_in);
+    for (var kh = 0u; kh < params.kH; kh++) {
+        let iy = i32(oy * params.stride_h + kh * params.dil_h) - i32(params.pad_h);
+        if (iy < 0 || iy >= i32(params.H_in)) {
+            continue;
+        }
+        let row = (plane + u32(iy)) * params.W_in;
+        for (var kw = 0u; kw < params.kW; kw++) {
+            let wv = w[w_base + kh * params.kW + kw];
+            let ix0 = i32(ox0 * params.stride_w + kw * params.dil_w) - i32(params.pad_w);
+            var xv = vec4<f32>(0.0);
+            for (var j = 0u; j < 4u; j++) {
+                let ix = ix0 + i32(j * params.stride_w);
+                if (ix >= 0 && ix < W_in) {
+                    xv[j] = x[row + u32(ix)];
+                }
+            }
+            acc = fma(xv, vec4<f32>(wv), acc);
+        }
+    }
+
+    let out_row = ((n * params.C_out + co) * params.H_out + oy) * params.W_out;
+    for (var j = 0u; j < 4u; j++) {
+        if (ox0 + j < params.W_out) {
+            out[out_row + ox0 + j] = epilogue(acc[j], co);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+// et_vk.conv_with_clamp.default: aten.convolution followed by clamp(output_min, output_max),
+// fused into the convolution's epilogue. A bound that is none or beyond float's range is none.
+// Args: [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups,
+//        output_min?, output_max?, out].
+#include "ops/conv/conv2d.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+class ConvWithClamp final : public Op {
+  public:
+    std::string_view name() const override { return "et_vk.conv_with_clamp.default"; }
+    void record(Recorder& rec, const Args& args) const override {
+        record_convolution(rec, args, /*with_clamp=*/true);
+    }
+};
+
+}  // namespace
+
+const Op& conv_with_clamp_op() {
+    static const ConvWithClamp op;
+    return op;
+}
+
+}  // namespace wgx::ops

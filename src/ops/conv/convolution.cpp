@@ -1,0 +1,25 @@
+// aten.convolution.default: 1-D and 2-D convolution, grouped, dilated, strided, padded, and
+// transposed (with output_padding), with an optional bias.
+// Args: [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups, out].
+#include "ops/conv/conv2d.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+class Convolution final : public Op {
+  public:
+    std::string_view name() const override { return "aten.convolution.default"; }
+    void record(Recorder& rec, const Args& args) const override {
+        record_convolution(rec, args, /*with_clamp=*/false);
+    }
+};
+
+}  // namespace
+
+const Op& convolution_op() {
+    static const Convolution op;
+    return op;
+}
+
+}  // namespace wgx::ops

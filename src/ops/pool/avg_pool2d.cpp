@@ -1,0 +1,74 @@
+// aten.avg_pool2d.default: average pooling with PyTorch's divisor rules.
+// Args: [self, kernel_size, stride (empty: kernel_size), padding, ceil_mode, count_include_pad,
+//        divisor_override?, out].
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "ops/common/wgsl_types.h"
+#include "ops/pool/avg_pool2d.wgsl.h"
+#include "ops/pool/pool2d.h"
+#include "ops/pool/pool_common.wgsl.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+class AvgPool2d final : public Op {
+  public:
+    std::string_view name() const override { return "aten.avg_pool2d.default"; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(8, 8);
+        const Tensor& x = args.tensor(0, "self");
+        const Tensor& out = args.tensor(7, "out");
+        if (storage_dtype(x.dtype()) != DType::f32) {
+            args.fail(fmt::format("self must be float32, got {}.", dtype_name(x.dtype())));
+        }
+        if (out.dtype() != x.dtype()) {
+            args.fail(fmt::format("out must have the dtype of self ({}), got {}.",
+                                  dtype_name(x.dtype()), dtype_name(out.dtype())));
+        }
+        PoolWindow w = parse_pool_window(args, 1, 2, 3, -1, 4);
+        bool count_include_pad = args.boolean(5, "count_include_pad");
+        std::optional<int64_t> divisor;
+        if (!args.is_none(6)) {
+            divisor = args.integer(6, "divisor_override");
+            if (*divisor == 0 || *divisor > std::numeric_limits<int32_t>::max() ||
+                *divisor < std::numeric_limits<int32_t>::min()) {
+                args.fail(fmt::format("divisor_override must be a nonzero int32, got {}.",
+                                      *divisor));
+            }
+        }
+        if (x.rank() != 3 && x.rank() != 4) {
+            args.fail(fmt::format("self must be 3-D [C, H, W] or 4-D [N, C, H, W], got shape {}.",
+                                  shape_string(x.shape())));
+        }
+        int64_t H = x.shape()[x.rank() - 2], W = x.shape()[x.rank() - 1];
+        int64_t H_out = pool_output_size(args, H, w.kH, w.sH, w.pH, 1, w.ceil_mode);
+        int64_t W_out = pool_output_size(args, W, w.kW, w.sW, w.pW, 1, w.ceil_mode);
+        PoolParams p{};
+        check_pool_shapes(args, x, out, H_out, W_out, "out", p);
+        p.kH = uint32_t(w.kH), p.kW = uint32_t(w.kW);
+        p.stride_h = uint32_t(w.sH), p.stride_w = uint32_t(w.sW);
+        p.pad_h = uint32_t(w.pH), p.pad_w = uint32_t(w.pW);
+        p.dil_h = p.dil_w = 1;
+        if (count_include_pad) p.flags |= kPoolCountPad;
+        if (divisor) p.flags |= kPoolHasDivisor, p.divisor = int32_t(*divisor);
+
+        uint32_t wg = rec.workgroup_size(128);
+        std::string source = wgsl_alias(x.dtype()) + std::string(wgsl::ops_pool_pool_common) +
+                             std::string(wgsl::ops_pool_avg_pool2d);
+        Kernel k = rec.kernel(name(), std::move(source), {{"WG", double(wg)}});
+        dispatch_pool(rec, k, {x, out, Binding::uniform(p)}, p, wg);
+    }
+};
+
+}  // namespace
+
+const Op& avg_pool2d_op() {
+    static const AvgPool2d op;
+    return op;
+}
+
+}  // namespace wgx::ops
