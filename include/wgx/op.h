@@ -74,6 +74,8 @@ class Args {
     int64_t integer(size_t i, std::string_view name) const;
     bool boolean(size_t i, std::string_view name) const;
     std::vector<int64_t> int_list(size_t i, std::string_view name) const;
+    // A list of doubles (ints are accepted and converted).
+    std::vector<double> number_list(size_t i, std::string_view name) const;
     bool is_none(size_t i) const { return i >= args_.size() || args_[i].is_none(); }
 
     // Throws InvalidArgument("<op>: <message>").

@@ -125,4 +125,15 @@ std::vector<int64_t> Args::int_list(size_t i, std::string_view name) const {
                      (*this)[i].describe()));
 }
 
+std::vector<double> Args::number_list(size_t i, std::string_view name) const {
+    const auto& v = (*this)[i].value();
+    if (const auto* l = std::get_if<std::vector<double>>(&v)) return *l;
+    if (const auto* l = std::get_if<std::vector<int64_t>>(&v)) {
+        return std::vector<double>(l->begin(), l->end());
+    }
+    if (const auto* d = std::get_if<double>(&v)) return {*d};
+    fail(fmt::format("argument {} ({}) must be a list of numbers, got {}.", i, name,
+                     (*this)[i].describe()));
+}
+
 }  // namespace wgx

@@ -39,14 +39,7 @@ std::pair<double, double> check_resize(const Args& args, const Tensor& x, const 
         expected[2] = size[0];
         expected[3] = size[1];
     } else {
-        // A list of doubles (ints accepted too).
-        std::vector<double> s;
-        const auto& v = args[scales_index].value();
-        if (const auto* d = std::get_if<std::vector<double>>(&v)) {
-            s = *d;
-        } else if (const auto* n = std::get_if<std::vector<int64_t>>(&v)) {
-            s.assign(n->begin(), n->end());
-        }
+        std::vector<double> s = args.number_list(scales_index, "scale_factors");
         if (s.size() != 2 || !(s[0] > 0) || !(s[1] > 0) || !std::isfinite(s[0]) ||
             !std::isfinite(s[1])) {
             args.fail(fmt::format("scale_factors must be 2 positive finite numbers, got {}.",
