@@ -1,0 +1,52 @@
+#include "ops/norm/norm.h"
+
+#include <fmt/format.h>
+
+#include "ops/norm/norm_rows.wgsl.h"
+
+namespace wgx::ops {
+
+void record_norm_rows(Recorder& rec, std::string_view label, const Tensor& x,
+                      const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                      const Tensor& out, const std::optional<Tensor>& mean,
+                      const std::optional<Tensor>& rstd, const NormRowsParams& p) {
+    // Absent statistics go to scratch buffers; absent weight/bias bind x (never read).
+    Tensor mean_t = mean ? *mean : rec.scratch(DType::f32, {p.rows});
+    Tensor rstd_t = rstd ? *rstd : rec.scratch(DType::f32, {p.rows});
+    uint32_t preferred = 64;
+    while (preferred < 256 && preferred < p.row_len) preferred *= 2;
+    uint32_t wg = rec.workgroup_size(preferred);
+    Kernel k = rec.kernel(fmt::format("{}/rows", label), std::string(wgsl::ops_norm_norm_rows),
+                          {{"WG", double(wg)},
+                           {"HAS_WEIGHT", weight ? 1.0 : 0.0},
+                           {"HAS_BIAS", bias ? 1.0 : 0.0}});
+    rec.dispatch(k,
+                 {x, weight ? *weight : x, bias ? *bias : x, out, mean_t, rstd_t,
+                  Binding::uniform(p)},
+                 rec.grid_1d(p.rows, 1));
+}
+
+std::vector<std::optional<Tensor>> output_list(const Args& args, size_t first, size_t count) {
+    std::vector<std::optional<Tensor>> outs;
+    if (args.size() == first + 1 && !args.is_none(first) &&
+        std::holds_alternative<Arg::TensorList>(args[first].value())) {
+        outs = args.tensor_list(first, "out");
+    } else {
+        args.expect_count(first + count, first + count);
+        for (size_t i = 0; i < count; ++i) outs.push_back(args.optional_tensor(first + i, "out"));
+    }
+    if (outs.size() != count) {
+        args.fail(fmt::format("expects {} outputs, got a list of {}.", count, outs.size()));
+    }
+    if (!outs[0]) args.fail("the first output (out) is absent.");
+    return outs;
+}
+
+void expect_float32(const Args& args, const Tensor& t, std::string_view name) {
+    if (storage_dtype(t.dtype()) != DType::f32) {
+        args.fail(fmt::format("{} has dtype {}; only float32 is supported.", name,
+                              dtype_name(t.dtype())));
+    }
+}
+
+}  // namespace wgx::ops

@@ -1,0 +1,59 @@
+// aten.slice_copy.Tensor: out = self[..., start:end:step, ...] along `dim`.
+// Args: [self, dim, start?, end?, step, out]. start and end clamp as in PyTorch (negative ones
+// count from the end; INT64_MAX or none means "to the end"); step >= 1. Every dtype.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "ops/registry.h"
+#include "ops/shape/dims.h"
+#include "ops/shape/strided_copy.h"
+
+namespace wgx::ops {
+namespace {
+
+class SliceCopy final : public Op {
+  public:
+    std::string_view name() const override { return "aten.slice_copy.Tensor"; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(6, 6);
+        const Tensor& self = args.tensor(0, "self");
+        const Tensor& out = args.tensor(5, "out");
+        if (self.rank() == 0) args.fail("self must have at least one dim.");
+        int64_t dim = wrap_dim(args, args.integer(1, "dim"), self.rank(), "dim");
+        int64_t size = self.shape()[dim];
+        int64_t start = args.is_none(2) ? 0 : args.integer(2, "start");
+        int64_t end = args.is_none(3) ? std::numeric_limits<int64_t>::max() : args.integer(3, "end");
+        int64_t step = args.integer(4, "step");
+        if (step < 1) args.fail(fmt::format("step is {}; it must be positive.", step));
+        if (start < 0) start += size;
+        if (end < 0) end += size;
+        start = std::clamp<int64_t>(start, 0, size);
+        end = std::clamp<int64_t>(end, start, size);
+        int64_t len = (end - start + step - 1) / step;
+
+        expect_dtype(args, out, self.dtype(), "out");
+        Shape shape = self.shape();
+        shape[dim] = len;
+        expect_shape(args, out, shape, "out");
+        expect_indexable(args, self, "self");
+        auto strides = contiguous_strides(self.shape());
+        std::vector<CopyDim> copy;
+        for (int64_t d = 0; d < self.rank(); ++d) {
+            int64_t stride = d == dim ? strides[d] * step : strides[d];
+            copy.push_back({shape[d], stride, 0, shape[d]});
+        }
+        record_gather(rec, name(), self, out, std::move(copy), start * strides[dim]);
+    }
+};
+
+}  // namespace
+
+const Op& slice_copy_op() {
+    static const SliceCopy op;
+    return op;
+}
+
+}  // namespace wgx::ops

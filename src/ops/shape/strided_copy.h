@@ -1,0 +1,63 @@
+// The generic strided copy behind permute, slice, select, expand, repeat, flip, pad, cat and
+// split: any element type (moved as bits), up to 8 dims, one dispatch. See strided_copy.wgsl.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "wgx/op.h"
+
+namespace wgx::ops {
+
+struct StridedCopyParams {
+    uint32_t numel;
+    uint32_t threads;
+    int32_t src_base;
+    uint32_t dst_base;
+    uint32_t fill;
+    uint32_t pad0, pad1, pad2;
+    uint32_t sizes[8];
+    int32_t src_strides[8];
+    uint32_t dst_strides[8];
+    uint32_t src_sizes[8];
+    int32_t src_lo[8];
+};
+static_assert(sizeof(StridedCopyParams) == 192);
+static_assert(offsetof(StridedCopyParams, sizes) == 32);
+static_assert(offsetof(StridedCopyParams, src_strides) == 64);
+static_assert(offsetof(StridedCopyParams, dst_strides) == 96);
+static_assert(offsetof(StridedCopyParams, src_sizes) == 128);
+static_assert(offsetof(StridedCopyParams, src_lo) == 160);
+
+enum class CopyMode : uint32_t { plain = 0, wrap = 1, pad_fill = 2, pad_keep = 3 };
+
+// One dim of the iteration space (outer to inner). src_size is the repeat modulus (wrap) or
+// the source extent (pad); src_lo the padding before the source (pad; negative crops).
+struct CopyDim {
+    int64_t size;
+    int64_t src_stride;
+    int64_t dst_stride;
+    int64_t src_size;
+    int64_t src_lo = 0;
+};
+
+// A gather into the whole of `dst` (contiguous): dims[d].size must equal dst.shape()[d] and
+// dst strides are ignored (set from dst). Works for every dtype.
+void record_gather(Recorder& rec, std::string_view label, const Tensor& src, const Tensor& dst,
+                   std::vector<CopyDim> dims, int64_t src_base, CopyMode mode = CopyMode::plain,
+                   uint32_t fill_bits = 0);
+
+// Copies the whole of `src` into `dst` at `offset` along `dim` (one input of cat); the other
+// dims of src and dst are equal. Works for every dtype.
+void record_scatter_region(Recorder& rec, std::string_view label, const Tensor& src,
+                           const Tensor& dst, int dim, int64_t offset);
+
+// For pure reshapes: checks that self and out have one dtype and one element count and
+// records a buffer copy (no kernel).
+void record_reshape_copy(Recorder& rec, const Args& args, const Tensor& self, const Tensor& out);
+
+// Elements per 32-bit word as stored on the GPU: 1, 2 (float16) or 4 (bool, int8, uint8).
+uint32_t lanes_per_word(DType dtype);
+
+}  // namespace wgx::ops

@@ -1,0 +1,405 @@
+// Reductions (sum, mean, amax, amin, argmax, argmin) and softmax / log_softmax against float64
+// references written here: any set of dims (first, middle, last, several, all; negative;
+// keepdim), ranks 1..5 with sizes 1, odd and prime, both kernel variants (an invocation per
+// output and a workgroup per output), integer inputs, ties and NaN.
+// Tolerance: max_rel_error <= 1e-5 (float32 accumulation of up to ~5,000 terms in tree order).
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+#include "test_util.h"
+
+namespace wgx::test {
+namespace {
+
+std::vector<int64_t> unravel(int64_t i, const Shape& s) {
+    std::vector<int64_t> c(s.size());
+    for (size_t d = s.size(); d-- > 0;) {
+        c[d] = i % s[d];
+        i /= s[d];
+    }
+    return c;
+}
+
+std::vector<int64_t> wrapped(const std::vector<int64_t>& dims, size_t rank) {
+    std::vector<int64_t> w;
+    for (int64_t d : dims) w.push_back(d < 0 ? d + int64_t(rank) : d);
+    if (w.empty()) {
+        for (size_t d = 0; d < rank; ++d) w.push_back(int64_t(d));
+    }
+    return w;
+}
+
+bool contains(const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+Shape reduced(const Shape& s, const std::vector<int64_t>& dims, bool keepdim) {
+    Shape out;
+    for (size_t d = 0; d < s.size(); ++d) {
+        if (!contains(dims, int64_t(d))) {
+            out.push_back(s[d]);
+        } else if (keepdim) {
+            out.push_back(1);
+        }
+    }
+    return out;
+}
+
+// The flat output index each input element reduces into, and its index in the reduced
+// sub-tensor (row-major over the reduced dims).
+std::pair<int64_t, int64_t> place(int64_t i, const Shape& s, const std::vector<int64_t>& dims) {
+    auto c = unravel(i, s);
+    int64_t o = 0, r = 0;
+    for (size_t d = 0; d < s.size(); ++d) {
+        if (contains(dims, int64_t(d))) {
+            r = r * s[d] + c[d];
+        } else {
+            o = o * s[d] + c[d];
+        }
+    }
+    return {o, r};
+}
+
+// Reference for sum/mean/max/min/argmax/argmin in float64.
+std::vector<double> reduce_ref(const std::vector<double>& x, const Shape& s,
+                               const std::vector<int64_t>& dims, const std::string& kind) {
+    int64_t outputs = numel(reduced(s, dims, false));
+    int64_t count = numel(s) / outputs;
+    std::vector<double> acc(outputs, 0), best(outputs, NAN);
+    std::vector<int64_t> arg(outputs, -1);
+    for (int64_t i = 0; i < numel(s); ++i) {
+        auto [o, r] = place(i, s, dims);
+        double v = x[i];
+        acc[o] += v;
+        bool is_max = kind == "max" || kind == "argmax";
+        bool take = arg[o] < 0 || (std::isnan(v) && !std::isnan(best[o])) ||
+                    (!std::isnan(best[o]) && (is_max ? v > best[o] : v < best[o]));
+        if (take) {
+            best[o] = v;
+            arg[o] = r;
+        }
+    }
+    std::vector<double> out(outputs);
+    for (int64_t o = 0; o < outputs; ++o) {
+        if (kind == "sum") out[o] = acc[o];
+        if (kind == "mean") out[o] = acc[o] / double(count);
+        if (kind == "max" || kind == "min") out[o] = best[o];
+        if (kind == "argmax" || kind == "argmin") out[o] = double(arg[o]);
+    }
+    return out;
+}
+
+
+Tensor poisoned(DType dt, const Shape& s) {
+    Tensor t = ctx().tensor(dt, s);
+    if (dt == DType::f32) {
+        poison(t);
+    } else if (dt == DType::i64) {
+        t.set_data(std::vector<int64_t>(numel(s), -987654));
+    } else {
+        t.set_data(std::vector<int32_t>(numel(s), -987654));
+    }
+    return t;
+}
+
+std::vector<double> as_doubles(const Tensor& t) {
+    if (t.dtype() == DType::f32) {
+        auto v = t.get_data<float>();
+        return {v.begin(), v.end()};
+    }
+    if (t.dtype() == DType::i64) {
+        auto v = t.get_data<int64_t>();
+        return {v.begin(), v.end()};
+    }
+    auto v = t.get_data<int32_t>();
+    return {v.begin(), v.end()};
+}
+
+std::string dims_name(const Shape& s) {
+    std::string r;
+    for (auto d : s) r += (r.empty() ? "" : "x") + std::to_string(d);
+    return r.empty() ? "scalar" : r;
+}
+
+struct Case {
+    Shape shape;
+    std::vector<int64_t> dims;  // [] = all
+};
+
+// Each hits a variant: an invocation per output (short rows; kept dims innermost with many
+// outputs) or a workgroup per output (long rows; few outputs).
+const std::vector<Case>& cases() {
+    static const std::vector<Case> c = {
+        {{1}, {0}},
+        {{13}, {0}},
+        {{5003}, {}},                    // one long row, all dims
+        {{7, 1000}, {1}},                // workgroup, contiguous rows
+        {{7, 1000}, {-1}},
+        {{600, 3}, {0}},                 // few outputs, strided rows: workgroup
+        {{300, 257}, {0}},               // many kept inner outputs: per invocation, coalesced
+        {{3, 5, 7}, {1}},                // middle dim, short rows
+        {{2, 9, 31, 5}, {1, 3}},         // two separated dims
+        {{2, 9, 31, 5}, {-3, -2}},       // two adjacent dims (merged)
+        {{4, 1, 6, 5, 3}, {0, 2, 4}},    // rank 5, three dims
+        {{4, 1, 6, 5, 3}, {}},           // all of rank 5
+        {{17, 29}, {0, 1}},
+    };
+    return c;
+}
+
+TEST(ReduceOps, SumMeanAmaxAminOverAnyDims) {
+    for (const Case& c : cases()) {
+        auto xf = random_floats(numel(c.shape), 100 + uint32_t(c.shape.size()));
+        std::vector<double> x(xf.begin(), xf.end());
+        Tensor tx = ctx().tensor(DType::f32, c.shape).set_data(xf);
+        auto dims = wrapped(c.dims, c.shape.size());
+        for (bool keepdim : {false, true}) {
+            Shape out_shape = reduced(c.shape, dims, keepdim);
+            Tensor sum = poisoned(DType::f32, out_shape);
+            Tensor mean = poisoned(DType::f32, out_shape);
+            Tensor amax = poisoned(DType::f32, out_shape);
+            Tensor amin = poisoned(DType::f32, out_shape);
+            std::string what = dims_name(c.shape) + (keepdim ? " keepdim" : "");
+            ctx().reset();
+            ctx().record(op("aten.sum.dim_IntList"), {tx, c.dims, keepdim, Arg(), sum});
+            ctx().record(op("aten.mean.dim"), {tx, c.dims, keepdim, Arg(), mean});
+            ctx().record(op("aten.amax.default"), {tx, c.dims, keepdim, amax});
+            ctx().record(op("aten.amin.default"), {tx, c.dims, keepdim, amin});
+            ctx().submit();
+            EXPECT_LE(max_rel_error(sum.get_data<float>(), reduce_ref(x, c.shape, dims, "sum")),
+                      1e-5) << "sum " << what;
+            EXPECT_LE(max_rel_error(mean.get_data<float>(), reduce_ref(x, c.shape, dims, "mean")),
+                      1e-5) << "mean " << what;
+            EXPECT_EQ(as_doubles(amax), reduce_ref(x, c.shape, dims, "max")) << "amax " << what;
+            EXPECT_EQ(as_doubles(amin), reduce_ref(x, c.shape, dims, "min")) << "amin " << what;
+        }
+    }
+    // dim=None means every dim for sum and mean.
+    Shape s = {6, 7};
+    auto xf = random_floats(42, 7);
+    Tensor tx = ctx().tensor(DType::f32, s).set_data(xf);
+    Tensor sum = poisoned(DType::f32, {});
+    Tensor mean = poisoned(DType::f32, {1, 1});
+    ctx().reset();
+    ctx().record(op("aten.sum.dim_IntList"), {tx, Arg(), false, Arg(), sum});
+    ctx().record(op("aten.mean.dim"), {tx, Arg(), true, Arg(), mean});
+    ctx().submit();
+    std::vector<double> x(xf.begin(), xf.end());
+    EXPECT_LE(max_rel_error(sum.get_data<float>(), reduce_ref(x, s, {0, 1}, "sum")), 1e-5);
+    EXPECT_LE(max_rel_error(mean.get_data<float>(), reduce_ref(x, s, {0, 1}, "mean")), 1e-5);
+    ctx().reset();
+}
+
+TEST(ReduceOps, IntegerSumsAreExactAndWidenToInt64) {
+    Shape s = {5, 11, 3};
+    auto xi = random_ints(numel(s), 200, -100000, 100000);
+    std::vector<double> x(xi.begin(), xi.end());
+    for (DType dt : {DType::i32, DType::i64}) {
+        Tensor tx = ctx().tensor(dt, s);
+        if (dt == DType::i32) {
+            tx.set_data(xi);
+        } else {
+            tx.set_data(std::vector<int64_t>(xi.begin(), xi.end()));
+        }
+        Tensor out = poisoned(DType::i64, {5, 3});
+        Tensor amax = poisoned(dt, {5, 1, 3});
+        Tensor mean = poisoned(DType::f32, {5, 3});
+        ctx().reset();
+        ctx().record(op("aten.sum.dim_IntList"), {tx, std::vector<int64_t>{1}, false, Arg(), out});
+        ctx().record(op("aten.amax.default"), {tx, std::vector<int64_t>{-2}, true, amax});
+        ctx().record(op("aten.mean.dim"), {tx, std::vector<int64_t>{1}, false, int64_t(6), mean});
+        ctx().submit();
+        EXPECT_EQ(as_doubles(out), reduce_ref(x, s, {1}, "sum")) << dtype_name(dt);
+        EXPECT_EQ(as_doubles(amax), reduce_ref(x, s, {1}, "max")) << dtype_name(dt);
+        EXPECT_LE(max_rel_error(mean.get_data<float>(), reduce_ref(x, s, {1}, "mean")), 1e-6);
+    }
+    // Counting true values: bool (packed four to a word) summed into int64.
+    std::vector<uint8_t> flags;
+    std::vector<double> fx;
+    for (int v : random_ints(7 * 13, 201, 0, 1)) {
+        flags.push_back(uint8_t(v));
+        fx.push_back(v);
+    }
+    Tensor tb = ctx().tensor(DType::boolean, {7, 13}).set_data(flags);
+    Tensor count = poisoned(DType::i64, {13});
+    Tensor total = poisoned(DType::i64, {});
+    ctx().reset();
+    ctx().record(op("aten.sum.dim_IntList"), {tb, std::vector<int64_t>{0}, false, Arg(), count});
+    ctx().record(op("aten.sum.default"), {tb, Arg(), total});
+    ctx().submit();
+    EXPECT_EQ(as_doubles(count), reduce_ref(fx, {7, 13}, {0}, "sum"));
+    EXPECT_EQ(as_doubles(total), reduce_ref(fx, {7, 13}, {0, 1}, "sum"));
+    ctx().reset();
+}
+
+TEST(ReduceOps, ArgmaxArgminFirstIndexOnTies) {
+    struct ArgCase {
+        Shape shape;
+        std::optional<int64_t> dim;
+    };
+    std::vector<ArgCase> arg_cases = {
+        {{1}, 0},           {{29}, std::nullopt}, {{7, 1000}, 1},   {{600, 3}, 0},
+        {{300, 257}, -2},   {{3, 5, 7}, 1},       {{2, 3, 5, 7}, -1}, {{4, 1, 6, 5, 3}, std::nullopt},
+        {{4, 1, 6, 5, 3}, 2},
+    };
+    for (const ArgCase& c : arg_cases) {
+        // Few distinct values, so ties are everywhere.
+        auto xi = random_ints(numel(c.shape), 300, -3, 3);
+        std::vector<float> xf(xi.begin(), xi.end());
+        std::vector<double> x(xi.begin(), xi.end());
+        Tensor tx = ctx().tensor(DType::f32, c.shape).set_data(xf);
+        Tensor ti = ctx().tensor(DType::i32, c.shape).set_data(xi);
+        std::vector<int64_t> dims;
+        if (c.dim) {
+            dims = {*c.dim < 0 ? *c.dim + int64_t(c.shape.size()) : *c.dim};
+        } else {
+            dims = wrapped({}, c.shape.size());
+        }
+        for (bool keepdim : {false, true}) {
+            Shape out_shape = c.dim ? reduced(c.shape, dims, keepdim)
+                                    : keepdim ? Shape(c.shape.size(), 1) : Shape{};
+            Arg dim = c.dim ? Arg(*c.dim) : Arg();
+            Tensor amax = poisoned(DType::i64, out_shape);
+            Tensor amin = poisoned(DType::i64, out_shape);
+            Tensor imax = poisoned(DType::i64, out_shape);
+            ctx().reset();
+            ctx().record(op("aten.argmax.default"), {tx, dim, keepdim, amax});
+            ctx().record(op("aten.argmin.default"), {tx, dim, keepdim, amin});
+            ctx().record(op("aten.argmax.default"), {ti, dim, keepdim, imax});
+            ctx().submit();
+            std::string what = dims_name(c.shape) + (keepdim ? " keepdim" : "");
+            EXPECT_EQ(as_doubles(amax), reduce_ref(x, c.shape, dims, "argmax")) << what;
+            EXPECT_EQ(as_doubles(amin), reduce_ref(x, c.shape, dims, "argmin")) << what;
+            EXPECT_EQ(as_doubles(imax), reduce_ref(x, c.shape, dims, "argmax")) << "int32 " << what;
+        }
+    }
+    ctx().reset();
+}
+
+TEST(ReduceOps, NaNPropagatesThroughMaxAndArgmax) {
+    // NaN wins max, min, argmax and argmin (the first NaN's index), as in PyTorch.
+    std::vector<float> xf = {1, 5, NAN, 7, NAN, -2, 3, 4, 9, 0, -1, 2};
+    Tensor tx = ctx().tensor(DType::f32, {2, 6}).set_data(xf);
+    Tensor amax = poisoned(DType::f32, {2});
+    Tensor amin = poisoned(DType::f32, {2});
+    Tensor argmax = poisoned(DType::i64, {2});
+    Tensor argmin = poisoned(DType::i64, {2});
+    ctx().reset();
+    ctx().record(op("aten.amax.default"), {tx, std::vector<int64_t>{1}, false, amax});
+    ctx().record(op("aten.amin.default"), {tx, std::vector<int64_t>{1}, false, amin});
+    ctx().record(op("aten.argmax.default"), {tx, int64_t(1), false, argmax});
+    ctx().record(op("aten.argmin.default"), {tx, int64_t(-1), false, argmin});
+    ctx().submit();
+    auto mx = amax.get_data<float>();
+    auto mn = amin.get_data<float>();
+    EXPECT_TRUE(std::isnan(mx[0]));
+    EXPECT_EQ(mx[1], 9.f);
+    EXPECT_TRUE(std::isnan(mn[0]));
+    EXPECT_EQ(mn[1], -1.f);
+    EXPECT_EQ(argmax.get_data<int64_t>(), (std::vector<int64_t>{2, 2}));
+    EXPECT_EQ(argmin.get_data<int64_t>(), (std::vector<int64_t>{2, 4}));
+    ctx().reset();
+}
+
+// --- softmax ---------------------------------------------------------------------------------
+
+std::vector<double> softmax_ref(const std::vector<double>& x, const Shape& s, int64_t dim, bool log) {
+    int64_t inner = 1;
+    for (size_t d = size_t(dim) + 1; d < s.size(); ++d) inner *= s[d];
+    int64_t n = s[dim];
+    std::vector<double> out(x.size());
+    for (int64_t row = 0; row < numel(s) / n; ++row) {
+        int64_t base = (row / inner) * n * inner + row % inner;
+        double m = -INFINITY, sum = 0;
+        for (int64_t k = 0; k < n; ++k) m = std::max(m, x[base + k * inner]);
+        for (int64_t k = 0; k < n; ++k) sum += std::exp(x[base + k * inner] - m);
+        for (int64_t k = 0; k < n; ++k) {
+            double v = x[base + k * inner] - m;
+            out[base + k * inner] = log ? v - std::log(sum) : std::exp(v) / sum;
+        }
+    }
+    return out;
+}
+
+TEST(ReduceOps, SoftmaxAndLogSoftmaxOnEveryDim) {
+    struct SCase {
+        Shape shape;
+        float scale;  // large scales would overflow exp without the max subtraction
+    };
+    std::vector<SCase> scases = {
+        {{1}, 1},          {{13}, 1},           {{3, 1000}, 30},  {{2, 3, 5, 7}, 1},
+        {{300, 5}, 100},   {{2, 600, 3}, 1},    {{1, 7, 1, 3, 11}, 50},
+    };
+    for (const SCase& c : scases) {
+        auto xf = random_floats(numel(c.shape), 400);
+        for (float& v : xf) v *= c.scale;
+        std::vector<double> x(xf.begin(), xf.end());
+        Tensor tx = ctx().tensor(DType::f32, c.shape).set_data(xf);
+        int64_t rank = int64_t(c.shape.size());
+        for (int64_t dim = -rank; dim < rank; ++dim) {
+            int64_t d = dim < 0 ? dim + rank : dim;
+            Tensor sm = poisoned(DType::f32, c.shape);
+            Tensor lsm = poisoned(DType::f32, c.shape);
+            ctx().reset();
+            ctx().record(op("aten._softmax.default"), {tx, dim, false, sm});
+            ctx().record(op("aten._log_softmax.default"), {tx, dim, false, lsm});
+            ctx().submit();
+            std::string what = dims_name(c.shape) + " dim " + std::to_string(dim);
+            EXPECT_LE(max_rel_error(sm.get_data<float>(), softmax_ref(x, c.shape, d, false)), 1e-5)
+                << "softmax " << what;
+            EXPECT_LE(max_rel_error(lsm.get_data<float>(), softmax_ref(x, c.shape, d, true)), 1e-5)
+                << "log_softmax " << what;
+        }
+    }
+    // aten.softmax.int: [self, dim, dtype?, out].
+    auto xf = random_floats(35, 401);
+    std::vector<double> x(xf.begin(), xf.end());
+    Tensor tx = ctx().tensor(DType::f32, {5, 7}).set_data(xf);
+    Tensor sm = poisoned(DType::f32, {5, 7});
+    ctx().reset();
+    ctx().record(op("aten.softmax.int"), {tx, int64_t(1), Arg(), sm});
+    ctx().submit();
+    EXPECT_LE(max_rel_error(sm.get_data<float>(), softmax_ref(x, {5, 7}, 1, false)), 1e-5);
+    ctx().reset();
+}
+
+// --- errors ------------------------------------------------------------------------------------
+
+void expect_invalid(std::string_view name, std::vector<Arg> args, const std::string& part) {
+    ctx().reset();
+    try {
+        ctx().record(op(name), args);
+        ADD_FAILURE() << name << ": expected InvalidArgument containing \"" << part << "\"";
+    } catch (const InvalidArgument& e) {
+        std::string msg = e.what();
+        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
+        EXPECT_NE(msg.find(part), std::string::npos) << msg;
+    }
+    ctx().reset();
+}
+
+TEST(ReduceOps, BadArgumentsAreRejected) {
+    Tensor x = ctx().tensor(DType::f32, {2, 3}).set_data(random_floats(6, 500));
+    Tensor xi = ctx().tensor(DType::i32, {2, 3}).set_data(random_ints(6, 501));
+    Tensor o2 = ctx().tensor(DType::f32, {2});
+    Tensor o3 = ctx().tensor(DType::f32, {3});
+    Tensor l2 = ctx().tensor(DType::i64, {2});
+    Tensor i2 = ctx().tensor(DType::i32, {2});
+    Tensor o23 = ctx().tensor(DType::f32, {2, 3});
+    expect_invalid("aten.sum.dim_IntList", {x, std::vector<int64_t>{1}, false, Arg(), o3}, "[2]");
+    expect_invalid("aten.sum.dim_IntList", {x, std::vector<int64_t>{2}, false, Arg(), o2}, "dim 2");
+    expect_invalid("aten.sum.dim_IntList", {x, std::vector<int64_t>{1, -1}, false, Arg(), o2}, "more than once");
+    expect_invalid("aten.sum.dim_IntList", {xi, std::vector<int64_t>{1}, false, Arg(), i2}, "int64");
+    expect_invalid("aten.mean.dim", {xi, std::vector<int64_t>{1}, false, Arg(), o2}, "floating");
+    expect_invalid("aten.amax.default", {x, std::vector<int64_t>{1}, false, l2}, "float32");
+    expect_invalid("aten.argmax.default", {x, int64_t(1), false, o2}, "int64");
+    expect_invalid("aten.argmin.default", {x, int64_t(-3), false, l2}, "dim -3");
+    expect_invalid("aten._softmax.default", {x, int64_t(2), false, o23}, "dim 2");
+    expect_invalid("aten._softmax.default", {x, int64_t(1), true, o23}, "half_to_float");
+    expect_invalid("aten._log_softmax.default", {xi, int64_t(1), false, o23}, "int32");
+    expect_invalid("aten._log_softmax.default", {x, int64_t(1), false, o3}, "out");
+}
+
+}  // namespace
+}  // namespace wgx::test
