@@ -1,7 +1,16 @@
 // wgx info --device: adapters, the chosen one, its backend, limits and features.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
 
 #include "commands.h"
+#include "ops/registry.h"
+#include "program/graph.h"
+#include "program/graph_check.h"
+#include "program/graph_summary.h"
+#include "program/load.h"
+#include "program/memory_plan.h"
 #include "wgx/wgx.h"
 
 namespace wgx::cli {
@@ -52,19 +61,77 @@ void print_device(const GlobalOptions& global) {
     fmt::print("  maxBufferSize                      {}\n", l.max_buffer_bytes);
 }
 
+void print_model(const std::string& path, const std::string& method) {
+    program::LoadOptions load;
+    load.method = method;
+    program::Graph g = program::load_graph(path, load);
+    program::assign_memory_pools(g);
+    fmt::print("{}\n", g.origin);
+    auto methods = program::method_names(path);
+    fmt::print("methods: {}\n", fmt::join(methods, ", "));
+
+    auto describe = [&](int32_t id) {
+        const auto& t = std::get<program::Tensor>(g.values[id]);
+        return fmt::format("value {} {} {}{}{}", id, dtype_name(t.dtype), shape_string(t.dims),
+                           t.name.empty() ? "" : " " + t.name, t.dynamic_bound ? " (bound)" : "");
+    };
+    for (int32_t id : g.input_ids) fmt::print("input:  {}\n", describe(id));
+    for (int32_t id : g.output_ids) fmt::print("output: {}\n", describe(id));
+
+    std::map<std::string_view, size_t> kinds;
+    for (const auto& v : g.values) kinds[program::value_kind_name(v)]++;
+    fmt::print("values: {}", g.values.size());
+    for (const auto& [kind, n] : kinds) fmt::print(", {} {}", n, kind);
+    fmt::print("\n");
+
+    uint64_t constant_bytes = 0;
+    for (const auto& c : g.constants) constant_bytes += c.bytes.size();
+    fmt::print("constants: {} ({} bytes)\n", g.constants.size(), constant_bytes);
+
+    std::map<int32_t, uint64_t> pools;
+    for (const auto& v : g.values) {
+        const auto* t = std::get_if<program::Tensor>(&v);
+        if (!t || t->constant_id >= 0 || t->mem_obj_id < 0) continue;
+        uint64_t bytes = program::host_nbytes(*t) / host_size(t->dtype) * device_size(t->dtype);
+        pools[t->mem_obj_id] = std::max(pools[t->mem_obj_id], bytes);
+    }
+    uint64_t pool_bytes = 0;
+    for (const auto& [id, bytes] : pools) pool_bytes += bytes;
+    fmt::print("memory pools: {} ({} bytes on the GPU)\n", pools.size(), pool_bytes);
+    for (const auto& [id, bytes] : pools) fmt::print("  pool {}: {} bytes\n", id, bytes);
+
+    auto counts = program::count_ops(g);
+    fmt::print("ops: {} calls of {} kinds\n", g.chain.size(), counts.size());
+    std::vector<program::OpCount> missing;
+    for (const auto& c : counts) {
+        bool ok = ops::find(c.name) != nullptr;
+        if (!ok) missing.push_back(c);
+        fmt::print("  {:5}  {}{}\n", c.count, c.name, ok ? "" : "   (unsupported)");
+    }
+    if (missing.empty()) {
+        fmt::print("unsupported ops: none\n");
+    } else {
+        fmt::print("unsupported ops: {}\n", program::op_counts_text(missing));
+    }
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app, GlobalOptions& global, Action& action) {
-    auto* cmd = app.add_subcommand("info", "Describe the GPU device (--device)");
+    auto* cmd = app.add_subcommand("info", "Describe a model (ops, values, pools) or the device");
     static bool device = false;
+    static std::string model, method = "forward";
     cmd->add_flag("--device", device, "Print adapters, the chosen one, limits and features");
+    cmd->add_option("model", model, "A .pte file, a program.json, or its directory");
+    cmd->add_option("--method", method, "Method to describe")->capture_default_str();
     cmd->callback([&global, &action] {
         action = [&global] {
-            if (!device) {
-                fmt::print(stderr, "wgx info: give --device (model files come later)\n");
+            if (device) print_device(global);
+            if (!model.empty()) print_model(model, method);
+            if (!device && model.empty()) {
+                fmt::print(stderr, "wgx info: give a MODEL or --device\n");
                 return 2;
             }
-            print_device(global);
             return 0;
         };
     });

@@ -26,7 +26,9 @@ int main(int argc, char** argv) {
                  "Never fall back to a CPU (software) adapter");
 
     wgx::cli::Action action;
+    wgx::cli::add_run_command(app, global, action);
     wgx::cli::add_info_command(app, global, action);
+    wgx::cli::add_convert_command(app, global, action);
     wgx::cli::add_example_command(app, global, action);
 
     try {

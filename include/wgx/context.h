@@ -8,6 +8,7 @@
 
 #include "wgx/device.h"
 #include "wgx/op.h"
+#include "wgx/program.h"
 #include "wgx/tensor.h"
 
 typedef struct WGPUBufferImpl* WGPUBuffer;
@@ -34,6 +35,12 @@ class Context {
     // Validates and prepares one op call; args follow the op's schema, outputs last.
     Context& record(const Op& op, std::span<const Arg> args);
     Context& record(const Op& op, std::initializer_list<Arg> args);
+    // Prepares a program (pools allocated, constants uploaded, every op validated and its
+    // pipeline and bind group made) and records it: copies from the caller's input tensors,
+    // the ops, copies into the caller's output tensors. `io` holds the inputs then the outputs,
+    // in the program's order, with the program's dtypes and shapes.
+    Context& record(const Program& program, std::span<const Tensor> io);
+    Context& record(const Program& program, std::initializer_list<Tensor> io);
     // Records a copy of src into dst (same dtype and element count).
     Context& copy(const Tensor& src, const Tensor& dst);
 

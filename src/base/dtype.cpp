@@ -18,6 +18,13 @@ std::optional<DType> parse_dtype(std::string_view name) {
     for (const Entry& e : kNames) {
         if (name == e.long_name || name == e.short_name) return e.dtype;
     }
+    // PyTorch's other spellings.
+    if (name == "float") return DType::f32;
+    if (name == "half") return DType::f16;
+    if (name == "double") return DType::f64;
+    if (name == "long") return DType::i64;
+    if (name == "int") return DType::i32;
+    if (name == "boolean") return DType::boolean;
     return std::nullopt;
 }
 

@@ -79,6 +79,10 @@ std::optional<Tensor> Args::optional_tensor(size_t i, std::string_view name) con
 
 std::vector<std::optional<Tensor>> Args::tensor_list(size_t i, std::string_view name) const {
     const auto* l = std::get_if<Arg::TensorList>(&(*this)[i].value());
+    if (const auto* ints = std::get_if<std::vector<int64_t>>(&(*this)[i].value());
+        ints && ints->empty()) {
+        return {};  // an empty list from a program carries no element kind
+    }
     if (l == nullptr) {
         fail(fmt::format("argument {} ({}) must be a list of tensors, got {}.", i, name,
                          (*this)[i].describe()));
@@ -121,6 +125,7 @@ std::vector<int64_t> Args::int_list(size_t i, std::string_view name) const {
     const auto& v = (*this)[i].value();
     if (const auto* l = std::get_if<std::vector<int64_t>>(&v)) return *l;
     if (const auto* n = std::get_if<int64_t>(&v)) return {*n};
+    if (const auto* t = std::get_if<Arg::TensorList>(&v); t && t->empty()) return {};
     fail(fmt::format("argument {} ({}) must be a list of ints, got {}.", i, name,
                      (*this)[i].describe()));
 }

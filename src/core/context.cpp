@@ -125,8 +125,14 @@ Tensor Context::wrap(WGPUBuffer buffer, DType dtype, const Shape& shape, uint64_
 
 Context& Context::record(const Op& op, std::span<const Arg> args) {
     state_->ensure_usable();
-    Recorder recorder(state_->recording());
-    op.record(recorder, Args(op.name(), args));
+    size_t before = state_->recording().size();
+    try {
+        Recorder recorder(state_->recording());
+        op.record(recorder, Args(op.name(), args));
+    } catch (...) {
+        state_->recording().truncate(before);  // a failed record leaves the recording as it was
+        throw;
+    }
     return *this;
 }
 

@@ -93,6 +93,8 @@ class RecordingState {
     // Encodes the commands into one command buffer and submits it.
     uint64_t submit();
     void clear();
+    // Drops commands recorded after the first `count` (undoes a failed recording).
+    void truncate(size_t count);
 
   private:
     ContextState& ctx_;

@@ -119,6 +119,10 @@ void RecordingState::clear() {
     uniforms_.clear();
 }
 
+void RecordingState::truncate(size_t count) {
+    if (count < commands_.size()) commands_.erase(commands_.begin() + count, commands_.end());
+}
+
 const DeviceInfo& Recorder::device() const { return state_.ctx().device().info(); }
 
 uint32_t Recorder::workgroup_size(uint32_t preferred) const {

@@ -1,0 +1,55 @@
+// wgx convert MODEL.pte -o DIR: writes DIR/program.json + DIR/weights.bin (docs/FORMAT.md).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "commands.h"
+#include "program/json/program_json.h"
+#include "program/load.h"
+#include "wgx/wgx.h"
+
+namespace wgx::cli {
+namespace {
+
+struct ConvertOptions {
+    std::string model;
+    std::string out_dir;
+    std::string method = "forward";
+    std::string data_file;
+};
+
+void write_file(const std::filesystem::path& path, const void* data, size_t size) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    if (!out) throw Error(fmt::format("{}: writing failed.", path.string()));
+}
+
+int convert(const ConvertOptions& opt) {
+    program::LoadOptions load;
+    load.method = opt.method;
+    if (!opt.data_file.empty()) load.ptd = opt.data_file;
+    program::Graph graph = program::load_graph(opt.model, load);
+    program::ProgramJson out = program::write_program_json(graph);
+    std::filesystem::create_directories(opt.out_dir);
+    auto dir = std::filesystem::path(opt.out_dir);
+    write_file(dir / "program.json", out.json.data(), out.json.size());
+    write_file(dir / "weights.bin", out.weights.data(), out.weights.size());
+    fmt::print("{} -> {} ({} ops, {} values, {} bytes of weights)\n", opt.model, opt.out_dir,
+               graph.chain.size(), graph.values.size(), out.weights.size());
+    return 0;
+}
+
+}  // namespace
+
+void add_convert_command(CLI::App& app, GlobalOptions&, Action& action) {
+    static ConvertOptions opt;
+    auto* cmd = app.add_subcommand("convert", "Convert a .pte into program.json + weights.bin");
+    cmd->add_option("model", opt.model, "The .pte file")->required();
+    cmd->add_option("-o,--out", opt.out_dir, "Output directory")->required();
+    cmd->add_option("--method", opt.method, "Method to convert")->capture_default_str();
+    cmd->add_option("--data", opt.data_file, "External constants (.ptd)");
+    cmd->callback([&action] { action = [] { return convert(opt); }; });
+}
+
+}  // namespace wgx::cli

@@ -1,0 +1,70 @@
+// A loaded program: an ExecuTorch .pte (VkGraph delegates and/or kernel calls) or a
+// program.json + weights.bin. Loading reads, checks and plans; recording into a Context
+// prepares every op (pipelines, bind groups, buffers) so that submitting only replays.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wgx/dtype.h"
+#include "wgx/op.h"
+#include "wgx/tensor.h"
+
+namespace wgx {
+
+namespace program {
+struct Graph;
+}
+
+struct TensorInfo {
+    std::string name;  // may be empty
+    DType dtype = DType::f32;
+    Shape shape;               // the upper bound for dynamic-bound tensors
+    bool dynamic_bound = false;
+};
+
+struct OpCount {
+    std::string name;
+    size_t count = 0;
+};
+
+struct ProgramOptions {
+    std::string method = "forward";
+    // Constants kept outside the .pte (a .ptd file), when it was exported that way.
+    std::optional<std::filesystem::path> data_file;
+    // Ops of your own that the program may call besides the built-in ones (not owned; they
+    // must outlive the Program).
+    std::vector<const Op*> extra_ops;
+};
+
+class Program {
+  public:
+    // Reads and checks the file. Throws LoadError naming the file and the problem, including
+    // the full list of ops the engine lacks, with their counts.
+    static Program load(const std::filesystem::path& path, const ProgramOptions& options = {});
+    // Method names a .pte offers ("forward", ...).
+    static std::vector<std::string> methods(const std::filesystem::path& path);
+    // From an already-built graph (tests, converters).
+    static Program from_graph(program::Graph graph, const ProgramOptions& options = {});
+
+    const std::vector<TensorInfo>& inputs() const;
+    const std::vector<TensorInfo>& outputs() const;
+    std::vector<OpCount> op_counts() const;
+    const std::string& origin() const;
+
+    // The op implementing a graph op name (built-in or extra), or nullptr.
+    const Op* find_op(std::string_view name) const;
+
+    // Internal: the checked, memory-planned graph.
+    const program::Graph& graph() const;
+
+  private:
+    struct State;
+    std::shared_ptr<const State> state_;
+};
+
+}  // namespace wgx

@@ -1,0 +1,121 @@
+#include "program/graph_check.h"
+
+#include "program/util/checked.h"
+#include "program/util/text.h"
+
+namespace wgx::program {
+
+uint64_t checked_numel(std::span<const int64_t> dims, std::string_view file,
+                       const std::string& what) {
+    for (int64_t dim : dims) {
+        if (dim < 0) fail(file, cat(what, " has a negative dim in shape ", dim));
+        if (dim == 0) return 0;
+    }
+    // Bound the element count so that even 8-byte elements stay within kMaxTensorBytes.
+    constexpr uint64_t kMaxElements = kMaxTensorBytes / 8;
+    uint64_t numel = 1;
+    for (int64_t dim : dims) {
+        auto product = checked_mul(numel, static_cast<uint64_t>(dim));
+        if (!product || *product > kMaxElements) {
+            std::vector<int64_t> shape(dims.begin(), dims.end());
+            fail(file, cat(what, " has shape ", list_text(shape), " with more than ", kMaxElements,
+                           " elements (limit ", kMaxTensorBytes, " bytes)"));
+        }
+        numel = *product;
+    }
+    return numel;
+}
+
+uint64_t host_nbytes(const Tensor& tensor) {
+    uint64_t numel = 1;
+    for (int64_t dim : tensor.dims) numel *= static_cast<uint64_t>(dim);
+    return numel * host_size(tensor.dtype);
+}
+
+std::string_view value_kind_name(const Value& value) {
+    struct Namer {
+        std::string_view operator()(const Null&) const { return "null"; }
+        std::string_view operator()(const Int&) const { return "int"; }
+        std::string_view operator()(const Double&) const { return "double"; }
+        std::string_view operator()(const Bool&) const { return "bool"; }
+        std::string_view operator()(const String&) const { return "string"; }
+        std::string_view operator()(const SymInt&) const { return "symint"; }
+        std::string_view operator()(const IntList&) const { return "int_list"; }
+        std::string_view operator()(const DoubleList&) const { return "double_list"; }
+        std::string_view operator()(const BoolList&) const { return "bool_list"; }
+        std::string_view operator()(const ValueList&) const { return "value_list"; }
+        std::string_view operator()(const Tensor&) const { return "tensor"; }
+    };
+    return std::visit(Namer{}, value);
+}
+
+namespace {
+
+void check_tensor(const Graph& graph, const Tensor& tensor, size_t id, std::string_view file) {
+    const std::string what = cat("tensor value ", id);
+    checked_numel(tensor.dims, file, what);
+    if (tensor.mem_obj_id < -1 || tensor.mem_obj_id > kMaxPoolId) {
+        fail(file, cat(what, " has memory pool id ", tensor.mem_obj_id, " (expected -1 .. ",
+                       kMaxPoolId, ")"));
+    }
+    if (tensor.constant_id < -1 ||
+        tensor.constant_id >= static_cast<int64_t>(graph.constants.size())) {
+        fail(file, cat(what, " refers to constant ", tensor.constant_id, " but the graph has ",
+                       graph.constants.size(), " constants"));
+    }
+    if (tensor.constant_id >= 0) {
+        const Constant& constant = graph.constants[static_cast<size_t>(tensor.constant_id)];
+        const uint64_t expected = host_nbytes(tensor);
+        if (constant.bytes.size() != expected) {
+            fail(file, cat(what, " (", dtype_name(tensor.dtype), " ", list_text(tensor.dims),
+                           ") needs ", expected, " bytes but constant ", tensor.constant_id, " ('",
+                           constant.key, "') has ", constant.bytes.size()));
+        }
+    }
+}
+
+}  // namespace
+
+void check_graph(const Graph& graph, std::string_view file) {
+    if (graph.values.size() > kMaxValues) {
+        fail(file, cat("has ", graph.values.size(), " values, more than the limit of ", kMaxValues));
+    }
+    const auto value_count = static_cast<int64_t>(graph.values.size());
+    auto in_range = [&](int64_t id) { return id >= 0 && id < value_count; };
+
+    for (size_t id = 0; id < graph.values.size(); ++id) {
+        const Value& value = graph.values[id];
+        if (const auto* tensor = std::get_if<Tensor>(&value)) {
+            check_tensor(graph, *tensor, id, file);
+        } else if (const auto* list = std::get_if<ValueList>(&value)) {
+            for (size_t i = 0; i < list->items.size(); ++i) {
+                const int32_t item = list->items[i];
+                if (item != -1 && !in_range(item)) {
+                    fail(file, cat("value list ", id, " item ", i, " refers to value ", item,
+                                   " but the graph has ", value_count, " values"));
+                }
+            }
+        }
+    }
+    for (size_t op = 0; op < graph.chain.size(); ++op) {
+        const OpCall& call = graph.chain[op];
+        for (size_t i = 0; i < call.args.size(); ++i) {
+            if (!in_range(call.args[i])) {
+                fail(file, cat("op ", op, " (", call.name, ") argument ", i, " refers to value ",
+                               call.args[i], " but the graph has ", value_count, " values"));
+            }
+        }
+    }
+    auto check_ids = [&](const std::vector<int32_t>& ids, const char* what) {
+        for (size_t i = 0; i < ids.size(); ++i) {
+            if (!in_range(ids[i])) {
+                fail(file, cat(what, " ", i, " is value ", ids[i], " but the graph has ",
+                               value_count, " values"));
+            }
+        }
+    };
+    check_ids(graph.input_ids, "input");
+    check_ids(graph.output_ids, "output");
+}
+
+}  // namespace wgx::program

@@ -1,0 +1,41 @@
+// Structural checks shared by every reader, run on the finished Graph: ids in range, constants
+// consistent with their tensors, sizes that fit in memory arithmetic. After this passes, code
+// that walks a Graph may index values, constants and dims without further checks.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "program/graph.h"
+
+namespace wgx::program {
+
+// The largest tensor a file may describe. No device holds more; the limit also keeps every
+// later byte computation (numel * element size, pool sizes) far from overflow.
+inline constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
+
+// Pool ids above this are rejected, so that renumbering pools (delegates inlined one after the
+// other, new pools from the memory planner) can never overflow.
+inline constexpr int32_t kMaxPoolId = int32_t{1} << 30;
+
+// Graphs with more values are rejected (no real program comes close); with kMaxPoolId it
+// leaves room for the memory planner to give every value a pool of its own.
+inline constexpr size_t kMaxValues = size_t{1} << 28;
+
+// Elements of a tensor with these dims, or a LoadError naming `what` when a dim is negative or
+// the size exceeds kMaxTensorBytes for 8-byte elements.
+uint64_t checked_numel(std::span<const int64_t> dims, std::string_view file,
+                       const std::string& what);
+
+// Bytes of the tensor in host layout (numel * host_size). Assumes a checked Graph.
+uint64_t host_nbytes(const Tensor& tensor);
+
+// Throws a LoadError naming `file` and the first problem found.
+void check_graph(const Graph& graph, std::string_view file);
+
+// "tensor", "int", ... for messages.
+std::string_view value_kind_name(const Value& value);
+
+}  // namespace wgx::program

@@ -1,0 +1,150 @@
+#include "program/memory_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <queue>
+#include <set>
+
+#include "program/graph_check.h"
+
+namespace wgx::program {
+
+namespace {
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+struct Lifetime {
+    int64_t first = kNever;  // op index of the first use
+    int64_t last = -1;       // op index of the last use
+};
+
+// First and last op using each value. A value list's members live as long as the list is used
+// (e.g. cat's inputs); lists are expanded once, after the scan, so the cost stays linear even
+// when many ops share one long list.
+std::vector<Lifetime> lifetimes(const Graph& graph) {
+    std::vector<Lifetime> result(graph.values.size());
+    auto touch = [&](int32_t id, int64_t op) {
+        if (id < 0 || static_cast<size_t>(id) >= result.size()) return;
+        Lifetime& life = result[static_cast<size_t>(id)];
+        life.first = std::min(life.first, op);
+        life.last = std::max(life.last, op);
+    };
+    for (size_t op = 0; op < graph.chain.size(); ++op) {
+        for (int32_t arg : graph.chain[op].args) touch(arg, static_cast<int64_t>(op));
+    }
+    for (size_t id = 0; id < graph.values.size(); ++id) {
+        const auto* list = std::get_if<ValueList>(&graph.values[id]);
+        if (!list || result[id].first == kNever) continue;
+        const Lifetime span = result[id];
+        for (int32_t item : list->items) {
+            touch(item, span.first);
+            touch(item, span.last);
+        }
+    }
+    return result;
+}
+
+uint64_t device_nbytes(const Tensor& tensor) {
+    uint64_t numel = 1;
+    for (int64_t dim : tensor.dims) numel *= static_cast<uint64_t>(dim);
+    return numel * device_size(tensor.dtype);
+}
+
+struct Pool {
+    int32_t id = 0;
+    uint64_t size = 0;        // bytes of the largest member
+    int64_t busy_until = -1;  // last use of the latest member
+};
+
+// Renumbers existing pool ids densely from 0, keeping which tensors share a pool.
+void compact_pool_ids(Graph& graph) {
+    std::map<int32_t, int32_t> renumbered;
+    for (Value& value : graph.values) {
+        auto* tensor = std::get_if<Tensor>(&value);
+        if (!tensor || tensor->mem_obj_id < 0) continue;
+        auto [it, inserted] =
+            renumbered.emplace(tensor->mem_obj_id, static_cast<int32_t>(renumbered.size()));
+        tensor->mem_obj_id = it->second;
+    }
+}
+
+int32_t next_free_pool_id(const Graph& graph) {
+    int32_t next_id = 0;
+    for (const Value& value : graph.values) {
+        if (const auto* tensor = std::get_if<Tensor>(&value)) {
+            next_id = std::max(next_id, tensor->mem_obj_id + 1);
+        }
+    }
+    return next_id;
+}
+
+}  // namespace
+
+void assign_memory_pools(Graph& graph) {
+    // A checked graph has at most kMaxValues values and pool ids up to kMaxPoolId. New ids go
+    // above the existing ones; when that could pass kMaxPoolId (ids that a file chose high),
+    // the existing ids are made dense first, which keeps every new id within the limit.
+    int32_t next_id = next_free_pool_id(graph);
+    if (static_cast<uint64_t>(next_id) + graph.values.size() > static_cast<uint64_t>(kMaxPoolId)) {
+        compact_pool_ids(graph);
+        next_id = next_free_pool_id(graph);
+    }
+    std::set<int32_t> boundary(graph.input_ids.begin(), graph.input_ids.end());
+    boundary.insert(graph.output_ids.begin(), graph.output_ids.end());
+    const std::vector<Lifetime> lives = lifetimes(graph);
+
+    std::vector<int32_t> candidates;
+    for (size_t id = 0; id < graph.values.size(); ++id) {
+        auto* tensor = std::get_if<Tensor>(&graph.values[id]);
+        if (!tensor || tensor->constant_id >= 0 || tensor->mem_obj_id >= 0) continue;
+        if (boundary.count(static_cast<int32_t>(id))) {
+            tensor->mem_obj_id = next_id++;
+        } else {
+            candidates.push_back(static_cast<int32_t>(id));
+        }
+    }
+    // In first-use order; unused tensors (no lifetime) come last and fit any pool.
+    std::stable_sort(candidates.begin(), candidates.end(), [&](int32_t a, int32_t b) {
+        return lives[static_cast<size_t>(a)].first < lives[static_cast<size_t>(b)].first;
+    });
+
+    // Pools whose members are all dead are "free", indexed by size for best fit; the others
+    // wait in a queue ordered by when their last member dies.
+    std::vector<Pool> pools;
+    std::multimap<uint64_t, size_t> free_by_size;
+    using Busy = std::pair<int64_t, size_t>;
+    std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+
+    for (int32_t id : candidates) {
+        auto& tensor = std::get<Tensor>(graph.values[static_cast<size_t>(id)]);
+        const Lifetime life = lives[static_cast<size_t>(id)];
+        while (!busy.empty() && busy.top().first < life.first) {
+            free_by_size.emplace(pools[busy.top().second].size, busy.top().second);
+            busy.pop();
+        }
+        const uint64_t size = device_nbytes(tensor);
+        size_t index = 0;
+        // The smallest free pool that already fits, else the largest (least growth).
+        auto fit = free_by_size.lower_bound(size);
+        if (fit == free_by_size.end() && !free_by_size.empty()) fit = std::prev(free_by_size.end());
+        if (fit != free_by_size.end()) {
+            index = fit->second;
+            free_by_size.erase(fit);
+        } else {
+            index = pools.size();
+            pools.push_back({next_id++, 0, -1});
+        }
+        Pool& pool = pools[index];
+        pool.size = std::max(pool.size, size);
+        tensor.mem_obj_id = pool.id;
+        if (life.first == kNever) {
+            free_by_size.emplace(pool.size, index);  // never used: the pool stays free
+        } else {
+            pool.busy_until = life.last;
+            busy.emplace(pool.busy_until, index);
+        }
+    }
+}
+
+}  // namespace wgx::program

@@ -1,0 +1,104 @@
+// Program: load, check, plan memory, and make sure every op has an implementation.
+#include "wgx/program.h"
+
+#include <fmt/format.h>
+
+#include "ops/registry.h"
+#include "program/graph.h"
+#include "program/graph_check.h"
+#include "program/graph_summary.h"
+#include "program/load.h"
+#include "program/memory_plan.h"
+
+namespace wgx {
+
+struct Program::State {
+    program::Graph graph;
+    std::vector<TensorInfo> inputs, outputs;
+    std::vector<const Op*> extra_ops;
+};
+
+namespace {
+
+TensorInfo info_of(const program::Graph& g, int32_t id) {
+    const auto& t = std::get<program::Tensor>(g.values[id]);
+    return TensorInfo{t.name, t.dtype, Shape(t.dims.begin(), t.dims.end()), t.dynamic_bound};
+}
+
+const Op* lookup(std::string_view name, const std::vector<const Op*>& extra) {
+    for (const Op* op : extra) {
+        if (op->name() == name) return op;
+        for (std::string_view alias : op->aliases()) {
+            if (alias == name) return op;
+        }
+    }
+    return ops::find(name);
+}
+
+}  // namespace
+
+Program Program::from_graph(program::Graph graph, const ProgramOptions& options) {
+    program::check_graph(graph, graph.origin);
+    program::assign_memory_pools(graph);
+    auto state = std::make_shared<State>();
+    state->extra_ops = options.extra_ops;
+
+    // Every op must exist before anything touches the GPU: list all that are missing at once.
+    std::vector<program::OpCount> missing;
+    for (const auto& count : program::count_ops(graph)) {
+        if (!lookup(count.name, state->extra_ops)) missing.push_back(count);
+    }
+    if (!missing.empty()) {
+        size_t calls = 0;
+        for (const auto& m : missing) calls += m.count;
+        throw LoadError(fmt::format("{}: {} op name(s) in {} call(s) are not supported: {}",
+                                    graph.origin, missing.size(), calls,
+                                    program::op_counts_text(missing)));
+    }
+    for (int32_t id : graph.input_ids) {
+        if (!std::holds_alternative<program::Tensor>(graph.values[id])) {
+            throw LoadError(fmt::format("{}: input value {} is not a tensor ({}).", graph.origin,
+                                        id, program::value_kind_name(graph.values[id])));
+        }
+        state->inputs.push_back(info_of(graph, id));
+    }
+    for (int32_t id : graph.output_ids) {
+        if (!std::holds_alternative<program::Tensor>(graph.values[id])) {
+            throw LoadError(fmt::format("{}: output value {} is not a tensor ({}).", graph.origin,
+                                        id, program::value_kind_name(graph.values[id])));
+        }
+        state->outputs.push_back(info_of(graph, id));
+    }
+    state->graph = std::move(graph);
+    Program p;
+    p.state_ = std::move(state);
+    return p;
+}
+
+Program Program::load(const std::filesystem::path& path, const ProgramOptions& options) {
+    program::LoadOptions load_options;
+    load_options.method = options.method;
+    load_options.ptd = options.data_file;
+    return from_graph(program::load_graph(path, load_options), options);
+}
+
+std::vector<std::string> Program::methods(const std::filesystem::path& path) {
+    return program::method_names(path);
+}
+
+const std::vector<TensorInfo>& Program::inputs() const { return state_->inputs; }
+const std::vector<TensorInfo>& Program::outputs() const { return state_->outputs; }
+const std::string& Program::origin() const { return state_->graph.origin; }
+const program::Graph& Program::graph() const { return state_->graph; }
+
+std::vector<OpCount> Program::op_counts() const {
+    std::vector<OpCount> out;
+    for (const auto& c : program::count_ops(state_->graph)) out.push_back({c.name, c.count});
+    return out;
+}
+
+const Op* Program::find_op(std::string_view name) const {
+    return lookup(name, state_->extra_ops);
+}
+
+}  // namespace wgx

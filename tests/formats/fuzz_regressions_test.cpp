@@ -1,0 +1,29 @@
+// Replays every input the fuzzer once crashed on (tests/fuzz/regressions) through the fuzz
+// harness, so each fixed finding stays fixed, in sanitizer builds especially.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "fuzz_one_input.h"
+
+namespace {
+
+TEST(FuzzRegressions, ReplayAll) {
+    const std::filesystem::path dir = WGX_FUZZ_REGRESSIONS_DIR;
+    if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no " << dir;
+    size_t count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (!entry.is_regular_file() || entry.path().filename() == "README.md") continue;
+        SCOPED_TRACE(entry.path().string());
+        std::ifstream in(entry.path(), std::ios::binary);
+        const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                         std::istreambuf_iterator<char>());
+        wgx::fuzz::fuzz_one_input(bytes.data(), bytes.size());
+        ++count;
+    }
+    EXPECT_GT(count, 0u);
+}
+
+}  // namespace

@@ -1,0 +1,163 @@
+// Every fixture program, delegated (vulkan.pte) and plain (plain.pte), runs on the engine and
+// matches PyTorch's eager output under DESIGN.md §6: relative L2 error and max abs error over
+// the output's max magnitude, each at most max(1e-4, 4 x PyTorch's own fp32-vs-fp64 error).
+// The program.json that wgx convert writes gives bit-identical outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/npy.h"
+#include "program/graph.h"
+#include "program/json/program_json.h"
+#include "program/load.h"
+#include "wgx/wgx.h"
+
+namespace wgx::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+Context& ctx() {
+    static Context c = [] {
+        setenv("XDG_RUNTIME_DIR", "/tmp", 0);  // silences Mesa's Wayland probe
+        return Context::create();
+    }();
+    return c;
+}
+
+std::vector<std::string> fixture_names() {
+    std::vector<std::string> names;
+    fs::path dir = WGX_FIXTURES_DIR;
+    if (!fs::exists(dir)) return names;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        if (fs::exists(e.path() / "meta.json")) names.push_back(e.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+nlohmann::json meta(const std::string& name) {
+    std::ifstream in(fs::path(WGX_FIXTURES_DIR) / name / "meta.json");
+    return nlohmann::json::parse(in);
+}
+
+std::vector<double> as_doubles(const io::NpyArray& a) {
+    std::vector<double> v;
+    if (a.dtype == DType::f64) {
+        v.resize(a.data.size() / 8);
+        std::memcpy(v.data(), a.data.data(), a.data.size());
+    } else if (a.dtype == DType::f32) {
+        std::vector<float> f(a.data.size() / 4);
+        std::memcpy(f.data(), a.data.data(), a.data.size());
+        v.assign(f.begin(), f.end());
+    } else if (a.dtype == DType::i64) {
+        std::vector<int64_t> i(a.data.size() / 8);
+        std::memcpy(i.data(), a.data.data(), a.data.size());
+        v.assign(i.begin(), i.end());
+    } else if (a.dtype == DType::i32) {
+        std::vector<int32_t> i(a.data.size() / 4);
+        std::memcpy(i.data(), a.data.data(), a.data.size());
+        v.assign(i.begin(), i.end());
+    }
+    return v;
+}
+
+struct Errors {
+    double rel_l2 = 0, max_abs_rel = 0;
+    size_t non_finite = 0;
+};
+
+Errors compare(const std::vector<double>& got, const std::vector<double>& ref) {
+    Errors e;
+    double num = 0, den = 0, max_ref = 0, max_err = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+        if (!std::isfinite(got[i])) ++e.non_finite;
+        double d = got[i] - ref[i];
+        num += d * d;
+        den += ref[i] * ref[i];
+        max_ref = std::max(max_ref, std::abs(ref[i]));
+        max_err = std::max(max_err, std::abs(d));
+    }
+    e.rel_l2 = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    e.max_abs_rel = max_ref > 0 ? max_err / max_ref : max_err;
+    return e;
+}
+
+std::vector<io::NpyArray> run(const Program& program, const std::string& name) {
+    fs::path dir = fs::path(WGX_FIXTURES_DIR) / name;
+    std::vector<Tensor> io;
+    for (size_t i = 0; i < program.inputs().size(); ++i) {
+        io::NpyArray a = io::read_npy(dir / ("input_" + std::to_string(i) + ".npy"));
+        io.push_back(ctx().tensor(a.dtype, a.shape).set_bytes(a.data));
+    }
+    for (const TensorInfo& info : program.outputs()) io.push_back(ctx().tensor(info.dtype, info.shape));
+    ctx().reset();
+    ctx().record(program, io);
+    ctx().submit();
+    std::vector<io::NpyArray> outs;
+    for (size_t i = 0; i < program.outputs().size(); ++i) {
+        const Tensor& t = io[program.inputs().size() + i];
+        outs.push_back({t.dtype(), t.shape(), t.get_bytes()});
+    }
+    ctx().reset();
+    return outs;
+}
+
+void check_against_golden(const std::string& name, const std::string& file) {
+    fs::path dir = fs::path(WGX_FIXTURES_DIR) / name;
+    Program program = Program::load(dir / file);
+    nlohmann::json m = meta(name);
+    auto outs = run(program, name);
+    ASSERT_EQ(outs.size(), m["outputs"].size());
+    for (size_t i = 0; i < outs.size(); ++i) {
+        const auto& spec = m["outputs"][i];
+        io::NpyArray ref64 = io::read_npy(dir / spec["file64"].get<std::string>());
+        ASSERT_EQ(outs[i].shape, ref64.shape) << name << " output " << i;
+        const auto& torch_err = m["torch_fp32_vs_fp64"][i];
+        double l2_limit = std::max(1e-4, 4 * torch_err["rel_l2"].get<double>());
+        double abs_limit = std::max(1e-4, 4 * torch_err["max_abs_over_max_ref"].get<double>());
+        Errors e = compare(as_doubles(outs[i]), as_doubles(ref64));
+        EXPECT_EQ(e.non_finite, 0u) << name << "/" << file << " output " << i;
+        EXPECT_LE(e.rel_l2, l2_limit) << name << "/" << file << " output " << i;
+        EXPECT_LE(e.max_abs_rel, abs_limit) << name << "/" << file << " output " << i;
+        std::printf("[fixture] %s/%s output %zu: rel L2 %.3g (limit %.3g), max abs rel %.3g (limit %.3g)\n",
+                    name.c_str(), file.c_str(), i, e.rel_l2, l2_limit, e.max_abs_rel, abs_limit);
+    }
+}
+
+class Fixtures : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Fixtures, DelegatedProgramMatchesPyTorch) { check_against_golden(GetParam(), "vulkan.pte"); }
+
+TEST_P(Fixtures, PlainProgramMatchesPyTorch) { check_against_golden(GetParam(), "plain.pte"); }
+
+TEST_P(Fixtures, ConvertedProgramJsonGivesIdenticalOutputs) {
+    fs::path dir = fs::path(WGX_FIXTURES_DIR) / GetParam();
+    program::Graph graph = program::load_graph(dir / "vulkan.pte");
+    program::ProgramJson converted = program::write_program_json(graph);
+    fs::path out = fs::temp_directory_path() / ("wgx_convert_" + GetParam());
+    fs::create_directories(out);
+    std::ofstream(out / "program.json") << converted.json;
+    std::ofstream(out / "weights.bin", std::ios::binary)
+        .write(reinterpret_cast<const char*>(converted.weights.data()),
+               static_cast<std::streamsize>(converted.weights.size()));
+    auto from_pte = run(Program::load(dir / "vulkan.pte"), GetParam());
+    auto from_json = run(Program::load(out), GetParam());
+    ASSERT_EQ(from_pte.size(), from_json.size());
+    for (size_t i = 0; i < from_pte.size(); ++i) {
+        EXPECT_EQ(from_pte[i].shape, from_json[i].shape);
+        EXPECT_TRUE(from_pte[i].data == from_json[i].data) << GetParam() << " output " << i;
+    }
+    fs::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Fixtures, ::testing::ValuesIn(fixture_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Fixtures);
+
+}  // namespace
+}  // namespace wgx::test
