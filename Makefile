@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo clean
+.PHONY: all deps build test test-readers-sanitized demo clean
 
 all: build
 
@@ -17,9 +17,20 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Builds everything and runs the whole test suite on the default adapter (lavapipe headless).
+# Builds everything and runs the whole test suite on the default adapter (lavapipe headless),
+# then the file-format readers' tests again under AddressSanitizer and UBSan.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) test-readers-sanitized
+
+# The readers need no GPU, so they run under the sanitizers without the driver's own
+# allocations in the way (see docs/TESTING.md for the leak policy).
+test-readers-sanitized: deps
+	cmake -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWGX_SANITIZE=ON \
+	    -DWGX_BUILD_APPS=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD)-asan -j $(JOBS) --target formats_tests
+	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -L formats -j $(JOBS)
 
 # The main job on the bundled default: describe the device, then run the built-in example.
 demo: build
