@@ -1,0 +1,140 @@
+// wgx bench MODEL: latency percentiles of a prepared program.
+//   GPU-resident: inputs already in GPU tensors, outputs left there; submit to completion.
+//   end-to-end:   upload the inputs, run, read the outputs back.
+//   encode:       CPU time of submit() alone (re-encoding the prepared dispatches).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "commands.h"
+#include "wgx/wgx.h"
+
+namespace wgx::cli {
+namespace {
+
+struct BenchOptions {
+    std::string model;
+    std::string method = "forward";
+    int iters = 50;
+    int warmup = 5;
+    bool json = false;
+};
+
+struct Stats {
+    double median = 0, p90 = 0, min = 0, mean = 0;
+};
+
+Stats stats(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    Stats s;
+    s.min = v.front();
+    s.median = v[v.size() / 2];
+    s.p90 = v[std::min(v.size() - 1, v.size() * 9 / 10)];
+    for (double x : v) s.mean += x / double(v.size());
+    return s;
+}
+
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+std::vector<std::byte> random_bytes(const TensorInfo& info, std::mt19937& gen) {
+    int64_t n = 1;
+    for (int64_t d : info.shape) n *= d;
+    std::vector<std::byte> bytes(n * host_size(info.dtype));
+    if (info.dtype == DType::f32) {
+        std::normal_distribution<float> normal(0.f, 1.f);
+        for (int64_t i = 0; i < n; ++i) {
+            float v = normal(gen);
+            std::memcpy(bytes.data() + i * 4, &v, 4);
+        }
+    } else {
+        for (auto& b : bytes) b = std::byte(gen() % 2);  // small valid values for ints and bools
+    }
+    return bytes;
+}
+
+int bench(const GlobalOptions& global, const BenchOptions& opt) {
+    using clock = std::chrono::steady_clock;
+    ProgramOptions popt;
+    popt.method = opt.method;
+    auto t_load = clock::now();
+    Program program = Program::load(opt.model, popt);
+    double load_ms = ms_between(t_load, clock::now());
+    Context ctx = Context::create(global.device);
+
+    std::mt19937 gen(0);
+    std::vector<Tensor> io;
+    std::vector<std::vector<std::byte>> host_inputs;
+    for (const TensorInfo& info : program.inputs()) {
+        host_inputs.push_back(random_bytes(info, gen));
+        io.push_back(ctx.tensor(info.dtype, info.shape).set_bytes(host_inputs.back()));
+    }
+    for (const TensorInfo& info : program.outputs()) io.push_back(ctx.tensor(info.dtype, info.shape));
+    auto t_prepare = clock::now();
+    ctx.record(program, io);
+    double prepare_ms = ms_between(t_prepare, clock::now());
+
+    for (int i = 0; i < opt.warmup; ++i) {
+        ctx.submit();
+        ctx.sync();
+    }
+    std::vector<double> resident, encode, end_to_end;
+    for (int i = 0; i < opt.iters; ++i) {
+        auto a = clock::now();
+        ctx.submit();
+        auto b = clock::now();
+        ctx.sync();
+        auto c = clock::now();
+        encode.push_back(ms_between(a, b));
+        resident.push_back(ms_between(a, c));
+    }
+    for (int i = 0; i < opt.iters; ++i) {
+        auto a = clock::now();
+        for (size_t k = 0; k < host_inputs.size(); ++k) io[k].set_bytes(host_inputs[k]);
+        ctx.submit();
+        for (size_t k = program.inputs().size(); k < io.size(); ++k) (void)io[k].get_bytes();
+        end_to_end.push_back(ms_between(a, clock::now()));
+    }
+    Stats r = stats(resident), e = stats(end_to_end), enc = stats(encode);
+    const auto& adapter = ctx.device_info().adapter;
+    if (opt.json) {
+        auto obj = [](const Stats& s) {
+            return fmt::format(R"({{"median_ms": {:.4f}, "p90_ms": {:.4f}, "min_ms": {:.4f}}})",
+                               s.median, s.p90, s.min);
+        };
+        fmt::print(
+            R"({{"model": "{}", "adapter": "{}", "backend": "{}", "iters": {}, "load_ms": {:.3f}, )"
+            R"("prepare_ms": {:.3f}, "gpu_resident": {}, "end_to_end": {}, "encode": {}}})"
+            "\n",
+            opt.model, adapter.name, adapter.backend, opt.iters, load_ms, prepare_ms, obj(r),
+            obj(e), obj(enc));
+        return 0;
+    }
+    fmt::print("model:   {}\ndevice:  {} ({})\n", opt.model, adapter.name, adapter.backend);
+    fmt::print("load {:.1f} ms, prepare {:.1f} ms, {} warm-up + {} timed runs each\n", load_ms,
+               prepare_ms, opt.warmup, opt.iters);
+    fmt::print("{:<14}{:>12}{:>12}{:>12}\n", "latency (ms)", "median", "p90", "min");
+    fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "GPU-resident", r.median, r.p90, r.min);
+    fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "end-to-end", e.median, e.p90, e.min);
+    fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "CPU encode", enc.median, enc.p90, enc.min);
+    return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, GlobalOptions& global, Action& action) {
+    static BenchOptions opt;
+    auto* cmd = app.add_subcommand("bench", "Time a program: GPU-resident and end-to-end latency");
+    cmd->add_option("model", opt.model, "The .pte file, a program.json, or its directory")
+        ->required();
+    cmd->add_option("--iters", opt.iters, "Timed runs")->capture_default_str()->check(CLI::Range(1, 1000000));
+    cmd->add_option("--warmup", opt.warmup, "Untimed runs first")->capture_default_str();
+    cmd->add_option("--method", opt.method, "Method to run")->capture_default_str();
+    cmd->add_flag("--json", opt.json, "One JSON object instead of the table");
+    cmd->callback([&global, &action] { action = [&global] { return bench(global, opt); }; });
+}
+
+}  // namespace wgx::cli
