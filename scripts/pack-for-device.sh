@@ -6,15 +6,16 @@
 #   export LD_LIBRARY_PATH=$PWD/.device/lib
 #   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 #   .device/wgx info --device; .device/wgx_tests
+#   WGX_FIXTURES_DIR=$PWD/tests/fixtures .device/wgx_program_tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 rm -rf .device
 mkdir -p .device/lib
-cp "$BUILD/wgx" "$BUILD/tests/unit/wgx_tests" .device/
+cp "$BUILD/wgx" "$BUILD/tests/unit/wgx_tests" "$BUILD/tests/programs/wgx_program_tests" .device/
 cp third_party/wgpu-native/lib/libwgpu_native.so .device/lib/
 cp -L /usr/lib/x86_64-linux-gnu/libfmt.so.9 .device/lib/
-strip .device/wgx .device/wgx_tests
+strip .device/wgx .device/wgx_tests .device/wgx_program_tests
 if [ ! -d .gl ] || [ -z "$(ls .gl/*.deb 2>/dev/null)" ]; then
     mkdir -p .gl /tmp/amd64/partial
     o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'

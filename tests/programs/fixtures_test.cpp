@@ -21,6 +21,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The fixtures' directory: the source tree's, or $WGX_FIXTURES_DIR (runs on other machines).
+fs::path fixtures_dir() {
+    const char* env = std::getenv("WGX_FIXTURES_DIR");
+    return env ? fs::path(env) : fs::path(WGX_FIXTURES_DIR);
+}
+
 Context& ctx() {
     static Context c = [] {
         setenv("XDG_RUNTIME_DIR", "/tmp", 0);  // silences Mesa's Wayland probe
@@ -31,7 +37,7 @@ Context& ctx() {
 
 std::vector<std::string> fixture_names() {
     std::vector<std::string> names;
-    fs::path dir = WGX_FIXTURES_DIR;
+    fs::path dir = fixtures_dir();
     if (!fs::exists(dir)) return names;
     for (const auto& e : fs::directory_iterator(dir)) {
         if (fs::exists(e.path() / "meta.json")) names.push_back(e.path().filename().string());
@@ -41,7 +47,7 @@ std::vector<std::string> fixture_names() {
 }
 
 nlohmann::json meta(const std::string& name) {
-    std::ifstream in(fs::path(WGX_FIXTURES_DIR) / name / "meta.json");
+    std::ifstream in(fixtures_dir() / name / "meta.json");
     return nlohmann::json::parse(in);
 }
 
@@ -88,7 +94,7 @@ Errors compare(const std::vector<double>& got, const std::vector<double>& ref) {
 }
 
 std::vector<io::NpyArray> run(const Program& program, const std::string& name) {
-    fs::path dir = fs::path(WGX_FIXTURES_DIR) / name;
+    fs::path dir = fixtures_dir() / name;
     std::vector<Tensor> io;
     for (size_t i = 0; i < program.inputs().size(); ++i) {
         io::NpyArray a = io::read_npy(dir / ("input_" + std::to_string(i) + ".npy"));
@@ -108,7 +114,7 @@ std::vector<io::NpyArray> run(const Program& program, const std::string& name) {
 }
 
 void check_against_golden(const std::string& name, const std::string& file) {
-    fs::path dir = fs::path(WGX_FIXTURES_DIR) / name;
+    fs::path dir = fixtures_dir() / name;
     Program program = Program::load(dir / file);
     nlohmann::json m = meta(name);
     auto outs = run(program, name);
@@ -136,7 +142,7 @@ TEST_P(Fixtures, DelegatedProgramMatchesPyTorch) { check_against_golden(GetParam
 TEST_P(Fixtures, PlainProgramMatchesPyTorch) { check_against_golden(GetParam(), "plain.pte"); }
 
 TEST_P(Fixtures, ConvertedProgramJsonGivesIdenticalOutputs) {
-    fs::path dir = fs::path(WGX_FIXTURES_DIR) / GetParam();
+    fs::path dir = fixtures_dir() / GetParam();
     program::Graph graph = program::load_graph(dir / "vulkan.pte");
     program::ProgramJson converted = program::write_program_json(graph);
     fs::path out = fs::temp_directory_path() / ("wgx_convert_" + GetParam());
