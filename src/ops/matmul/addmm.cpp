@@ -6,7 +6,7 @@
 #include "ops/common/broadcast.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

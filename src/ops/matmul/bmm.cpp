@@ -4,7 +4,7 @@
 
 #include "ops/matmul/matmul.h"
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

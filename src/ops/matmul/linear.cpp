@@ -5,7 +5,7 @@
 
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

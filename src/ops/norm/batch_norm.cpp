@@ -10,7 +10,7 @@
 #include "ops/norm/batch_norm_stats.wgsl.h"
 #include "ops/norm/norm.h"
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

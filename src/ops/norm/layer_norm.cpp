@@ -6,7 +6,7 @@
 
 #include "ops/norm/norm.h"
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

@@ -2,7 +2,7 @@
 // Args: [self, dim, keepdim, out]; out has self's dtype. NaN propagates, as in PyTorch.
 #include "ops/reduce/reduce.h"
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

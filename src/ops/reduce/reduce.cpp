@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "ops/reduce/reduce.wgsl.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

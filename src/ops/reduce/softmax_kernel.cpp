@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "ops/reduce/softmax.wgsl.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 namespace wgx::ops {
 

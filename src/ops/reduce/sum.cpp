@@ -6,7 +6,7 @@
 
 #include "ops/reduce/reduce.h"
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

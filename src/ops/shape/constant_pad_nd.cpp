@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {

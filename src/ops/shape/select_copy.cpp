@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 #include "ops/shape/split.h"
 
 namespace wgx::ops {

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 #include "ops/shape/split.h"
 
 namespace wgx::ops {

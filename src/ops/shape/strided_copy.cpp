@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 #include "ops/shape/strided_copy.wgsl.h"
 
 namespace wgx::ops {

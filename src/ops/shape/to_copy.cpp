@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "ops/registry.h"
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 #include "ops/shape/convert.wgsl.h"
 #include "ops/shape/strided_copy.h"
 

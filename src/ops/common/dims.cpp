@@ -1,4 +1,4 @@
-#include "ops/shape/dims.h"
+#include "ops/common/dims.h"
 
 #include <fmt/format.h>
 
