@@ -38,3 +38,36 @@ fn erf_approx(x: f32) -> f32 {
     let erfc = t * exp(poly);
     return select(erfc - 1.0, 1.0 - erfc, x >= 0.0);
 }
+
+// NaN test on the bits: WGSL lets compilers assume floats are never NaN, so `x != x` may fold
+// to false (lavapipe does).
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// x^y as PyTorch computes it. WGSL's pow is only defined for x > 0: negative bases with integral
+// exponents take the sign of x^|y| from the exponent's parity; other negative bases give NaN;
+// 0^y is 1 for y == 0, 0 for y > 0 and +inf for y < 0.
+fn pow_safe(x: f32, y: f32) -> f32 {
+    if (y == 0.0) {
+        return 1.0;
+    }
+    if (y == 1.0) {
+        return x;
+    }
+    if (y == 2.0) {
+        return x * x;
+    }
+    if (x == 0.0) {
+        return select(0.0, bitcast<f32>(0x7f800000u), y < 0.0);
+    }
+    let magnitude = exp2(y * log2(abs(x)));
+    if (x > 0.0) {
+        return magnitude;
+    }
+    if (floor(y) != y) {
+        return bitcast<f32>(0x7fc00000u);  // NaN, as for a real power of a negative number
+    }
+    let odd = (abs(y) % 2.0) == 1.0;
+    return select(magnitude, -magnitude, odd);
+}

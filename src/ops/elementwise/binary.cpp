@@ -5,10 +5,30 @@
 #include <algorithm>
 
 #include "ops/common/broadcast.h"
+#include "ops/common/math.wgsl.h"
 #include "ops/common/wgsl_types.h"
 #include "ops/elementwise/binary.wgsl.h"
 
 namespace wgx::ops {
+namespace {
+
+// Helpers an op's `apply` may call, in the element type: NaN-propagating max/min (PyTorch's
+// maximum/minimum) and, for floats, common/math.wgsl.
+std::string binary_helpers(DType storage) {
+    if (storage == DType::i32) {
+        return "fn max_nan(x: T, y: T) -> T { return max(x, y); }\n"
+               "fn min_nan(x: T, y: T) -> T { return min(x, y); }\n";
+    }
+    return std::string(wgsl::ops_common_math) +
+           "fn max_nan(x: T, y: T) -> T {\n"
+           "    if (is_nan(f32(x)) || is_nan(f32(y))) { return T(bitcast<f32>(0x7fc00000u)); }\n"
+           "    return max(x, y);\n}\n"
+           "fn min_nan(x: T, y: T) -> T {\n"
+           "    if (is_nan(f32(x)) || is_nan(f32(y))) { return T(bitcast<f32>(0x7fc00000u)); }\n"
+           "    return min(x, y);\n}\n";
+}
+
+}  // namespace
 
 void record_binary(Recorder& rec, const BinarySpec& spec, const Tensor& a, const Tensor& b,
                    const Tensor& out, float alpha, const Args& args) {
@@ -49,7 +69,7 @@ void record_binary(Recorder& rec, const BinarySpec& spec, const Tensor& a, const
     // Variant: equal shapes skip the index arithmetic.
     bool same = a.shape() == out.shape() && b.shape() == out.shape();
     uint32_t wg = rec.workgroup_size(256);
-    std::string source = wgsl_alias(a.dtype()) +
+    std::string source = wgsl_alias(a.dtype()) + binary_helpers(storage) +
                          fmt::format("fn apply(x: T, y: T) -> T {{ {} }}\n", spec.apply) +
                          std::string(wgsl::ops_elementwise_binary);
     Kernel k = rec.kernel(fmt::format("{}{}", spec.op, same ? "/same_shape" : "/broadcast"),

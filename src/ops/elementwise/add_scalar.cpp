@@ -1,0 +1,29 @@
+// aten.add.Scalar: self + alpha * other, with a scalar operand. Args: [self, other, alpha?, out].
+#include "ops/elementwise/unary.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+class AddScalar final : public Op {
+  public:
+    std::string_view name() const override { return "aten.add.Scalar"; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(3, 4);
+        double other = args.number(1, "other");
+        double alpha = args.size() == 4 && !args.is_none(2) ? args.number(2, "alpha") : 1.0;
+        UnarySpec spec{name(), "return x + T(params.p0 * params.p1);", /*float_only=*/false};
+        record_unary(rec, spec, args.tensor(0, "self"), args.tensor(args.size() - 1, "out"), args,
+                     static_cast<float>(other), static_cast<float>(alpha));
+    }
+};
+
+}  // namespace
+
+const Op& add_scalar_op() {
+    static const AddScalar op;
+    return op;
+}
+
+}  // namespace wgx::ops

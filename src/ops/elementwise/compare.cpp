@@ -1,0 +1,65 @@
+#include "ops/elementwise/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/dispatch_geometry.h"
+#include "ops/common/broadcast.h"
+#include "ops/common/wgsl_types.h"
+#include "ops/elementwise/compare.wgsl.h"
+
+namespace wgx::ops {
+
+void record_compare(Recorder& rec, std::string_view op, std::string_view wgsl_op,
+                    const Args& args) {
+    args.expect_count(3, 3);
+    const Tensor& a = args.tensor(0, "self");
+    const Tensor& out = args.tensor(2, "out");
+    const bool scalar = !std::holds_alternative<Tensor>(args[1].value());
+    Tensor b = scalar ? a : args.tensor(1, "other");
+    DType storage = storage_dtype(a.dtype());
+    if (storage != DType::f32 && storage != DType::i32) {
+        args.fail(fmt::format("dtype {} is not supported.", dtype_name(a.dtype())));
+    }
+    if (!scalar && b.dtype() != a.dtype()) {
+        args.fail(fmt::format("self ({}) and other ({}) must have one dtype.",
+                              dtype_name(a.dtype()), dtype_name(b.dtype())));
+    }
+    if (out.dtype() != DType::boolean) {
+        args.fail(fmt::format("out must be bool, got {}.", dtype_name(out.dtype())));
+    }
+    Shape shape = a.shape();
+    if (!scalar) {
+        auto s = broadcast_shapes(a.shape(), b.shape());
+        if (!s) {
+            args.fail(fmt::format("shapes {} and {} are not broadcastable.",
+                                  shape_string(a.shape()), shape_string(b.shape())));
+        }
+        shape = *s;
+    }
+    if (out.shape() != shape) {
+        args.fail(fmt::format("out has shape {}, expected {}.", shape_string(out.shape()),
+                              shape_string(shape)));
+    }
+    CompareParams p{};
+    p.numel = static_cast<uint32_t>(out.numel());
+    p.scalar = scalar ? static_cast<float>(args.number(1, "other")) : 0.f;
+    auto sizes = padded_sizes(shape);
+    auto sa = broadcast_strides(a.shape(), shape);
+    auto sb = broadcast_strides(b.shape(), shape);
+    std::copy(sizes.begin(), sizes.end(), p.out_sizes);
+    std::copy(sa.begin(), sa.end(), p.a_strides);
+    std::copy(sb.begin(), sb.end(), p.b_strides);
+
+    uint32_t wg = rec.workgroup_size(256);
+    std::string source = wgsl_alias(a.dtype()) +
+                         fmt::format("fn apply(x: T, y: T) -> bool {{ return x {} y; }}\n",
+                                     wgsl_op) +
+                         std::string(wgsl::ops_elementwise_compare);
+    Kernel k = rec.kernel(op, std::move(source),
+                          {{"WG", double(wg)}, {"B_SCALAR", scalar ? 1.0 : 0.0}});
+    rec.dispatch(k, {a, b, out, Binding::uniform(p)}, rec.grid_1d(ceil_div(out.numel(), 4), wg));
+}
+
+}  // namespace wgx::ops

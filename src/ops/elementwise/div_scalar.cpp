@@ -1,0 +1,28 @@
+// aten.div.Scalar: self / other, with a scalar operand. Args: [self, other, out].
+#include "ops/elementwise/unary.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+class DivScalar final : public Op {
+  public:
+    std::string_view name() const override { return "aten.div.Scalar"; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(3, 3);
+        double other = args.number(1, "other");
+        UnarySpec spec{name(), "return x / T(params.p0);", /*float_only=*/true};
+        record_unary(rec, spec, args.tensor(0, "self"), args.tensor(2, "out"), args,
+                     static_cast<float>(other));
+    }
+};
+
+}  // namespace
+
+const Op& div_scalar_op() {
+    static const DivScalar op;
+    return op;
+}
+
+}  // namespace wgx::ops

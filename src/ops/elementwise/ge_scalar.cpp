@@ -1,0 +1,13 @@
+// aten.ge.Scalar: self >= other, elementwise with broadcasting, as bool.
+// Args: [self, other (number), out].
+#include "ops/elementwise/compare.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+
+const Op& ge_scalar_op() {
+    static const CompareOp op("aten.ge.Scalar", ">=");
+    return op;
+}
+
+}  // namespace wgx::ops

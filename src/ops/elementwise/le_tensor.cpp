@@ -1,0 +1,13 @@
+// aten.le.Tensor: self <= other, elementwise with broadcasting, as bool.
+// Args: [self, other (tensor), out].
+#include "ops/elementwise/compare.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+
+const Op& le_tensor_op() {
+    static const CompareOp op("aten.le.Tensor", "<=");
+    return op;
+}
+
+}  // namespace wgx::ops

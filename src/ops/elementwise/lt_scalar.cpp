@@ -1,0 +1,13 @@
+// aten.lt.Scalar: self < other, elementwise with broadcasting, as bool.
+// Args: [self, other (number), out].
+#include "ops/elementwise/compare.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+
+const Op& lt_scalar_op() {
+    static const CompareOp op("aten.lt.Scalar", "<");
+    return op;
+}
+
+}  // namespace wgx::ops
