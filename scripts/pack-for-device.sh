@@ -6,7 +6,7 @@
 #   export LD_LIBRARY_PATH=$PWD/.device/lib
 #   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 #   .device/wgx info --device; .device/wgx_tests
-#   WGX_FIXTURES_DIR=$PWD/tests/fixtures .device/wgx_program_tests
+#   WGX_TESTS_DIR=$PWD/tests .device/wgx_program_tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}

@@ -214,6 +214,16 @@ class PlanLowering {
             return false;
         }
         if (args.empty()) return false;
+        // A kernel whose out argument is a list (split) returns an equal list as a separate value.
+        if (args.size() >= 2) {
+            const auto* last = std::get_if<ValueList>(&graph_.values[static_cast<size_t>(args.back())]);
+            const auto* prev =
+                std::get_if<ValueList>(&graph_.values[static_cast<size_t>(args[args.size() - 2])]);
+            if (last && prev && !last->items.empty() && last->items == prev->items) {
+                args.pop_back();
+                return true;
+            }
+        }
         // Out args are always last, so a trailing None can only be the return slot of a kernel
         // that returns nothing (its outputs are out args, e.g. a list of tensors).
         if (args.size() >= 2 && std::holds_alternative<Null>(graph_.values[args.back()])) {

@@ -21,10 +21,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The fixtures' directory: the source tree's, or $WGX_FIXTURES_DIR (runs on other machines).
+// The tests directory holding fixtures/ (small layers), models/ (narrow real architectures) and
+// ops/ (single-op programs): the source tree's, or $WGX_TESTS_DIR (runs on other machines).
+// A fixture is named by its path below it, e.g. "models/resnet18".
 fs::path fixtures_dir() {
-    const char* env = std::getenv("WGX_FIXTURES_DIR");
-    return env ? fs::path(env) : fs::path(WGX_FIXTURES_DIR);
+    const char* env = std::getenv("WGX_TESTS_DIR");
+    return env ? fs::path(env) : fs::path(WGX_TESTS_DIR);
 }
 
 Context& ctx() {
@@ -37,10 +39,14 @@ Context& ctx() {
 
 std::vector<std::string> fixture_names() {
     std::vector<std::string> names;
-    fs::path dir = fixtures_dir();
-    if (!fs::exists(dir)) return names;
-    for (const auto& e : fs::directory_iterator(dir)) {
-        if (fs::exists(e.path() / "meta.json")) names.push_back(e.path().filename().string());
+    for (const char* root : {"fixtures", "models", "ops"}) {
+        fs::path dir = fixtures_dir() / root;
+        if (!fs::exists(dir)) continue;
+        for (const auto& e : fs::directory_iterator(dir)) {
+            if (fs::exists(e.path() / "meta.json")) {
+                names.push_back(std::string(root) + "/" + e.path().filename().string());
+            }
+        }
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -145,7 +151,9 @@ TEST_P(Fixtures, ConvertedProgramJsonGivesIdenticalOutputs) {
     fs::path dir = fixtures_dir() / GetParam();
     program::Graph graph = program::load_graph(dir / "vulkan.pte");
     program::ProgramJson converted = program::write_program_json(graph);
-    fs::path out = fs::temp_directory_path() / ("wgx_convert_" + GetParam());
+    std::string tag = GetParam();
+    std::replace(tag.begin(), tag.end(), '/', '_');
+    fs::path out = fs::temp_directory_path() / ("wgx_convert_" + tag);
     fs::create_directories(out);
     std::ofstream(out / "program.json") << converted.json;
     std::ofstream(out / "weights.bin", std::ios::binary)
@@ -162,7 +170,13 @@ TEST_P(Fixtures, ConvertedProgramJsonGivesIdenticalOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Fixtures, ::testing::ValuesIn(fixture_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                             std::string name = info.param;
+                             for (char& c : name) {
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             }
+                             return name;
+                         });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Fixtures);
 
 }  // namespace
