@@ -26,6 +26,7 @@ import argparse
 import importlib.resources
 import json
 import os
+import re
 import struct
 import sys
 import tempfile
@@ -180,7 +181,23 @@ def vkgraph_flatbuffer_to_json(fb: bytes) -> Dict[str, Any]:
         # --raw-binary: accept the buffer even if the identifier check fails.
         _flatc_decompile(d, schema_path, bin_path, ["--raw-binary"])
         with open(os.path.join(d, "graph.json"), "r") as f:
-            return json.load(f)
+            text = f.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        # flatc writes non-finite doubles (e.g. a -inf attention-mask fill value)
+        # as bare nan / inf / -inf, which JSON does not have; map them to the
+        # NaN / Infinity / -Infinity tokens that Python's json module accepts.
+        return json.loads(_FLATC_NONFINITE.sub(_flatc_nonfinite_repl, text))
+
+
+_FLATC_NONFINITE = re.compile(r"(?<=[:\[,\s])([+-]?)(nan|inf|infinity)(?=[\s,\]}])", re.IGNORECASE)
+
+
+def _flatc_nonfinite_repl(m: "re.Match[str]") -> str:
+    if m.group(2).lower() == "nan":
+        return "NaN"
+    return ("-" if m.group(1) == "-" else "") + "Infinity"
 
 
 def _vk_value_dict(v: Dict[str, Any]) -> Dict[str, Any]:

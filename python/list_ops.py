@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""List the operator names the engine registers, read from the C++ sources.
+
+    python3 python/list_ops.py                 # one name per line, sorted
+    python3 python/list_ops.py --json          # [{"name", "primary", "op", "file"}, ...]
+
+Plain Python (no torch needed). The registry is src/ops/op_list.def: one
+WGX_OP(<fn>) line per operator, each defined as `const Op& <fn>_op()` in a file
+under src/ops/<family>/. In that file (comments stripped) the graph names are
+
+  * `name() const override { return "aten.x.y"; }`            the primary name
+  * `aliases() const override { return {"aten.a.b", ...}; }`  alternative names
+  * `static const SimpleUnaryOp op({"aten.x.y", ...});`,
+    `static const CompareOp op("aten.eq.Tensor", "==");` and the like: an op
+    object whose constructor's first argument (or its spec's first field) is
+    the name (the table-driven ops).
+
+As a cross-check every string literal in the file that looks like an op name
+(`namespace.op.overload`) must be one of the names found above; anything else
+is reported as an error, so a new way of declaring names is not missed silently.
+
+It also mirrors how the engine names a plain program's CPU KernelCall
+("aten::add" + "out") as a functional op ("aten.add.Tensor"):
+kernel_to_functional() applies the exceptions table parsed from
+src/program/pte/kernel_names.cpp and then the same general rule
+("out" -> "default", "X_out" -> "X", "::" -> ".").
+
+export_ops.py imports registered_ops() and kernel_to_functional() from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, asdict
+from typing import Dict, List, Optional
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_OP_NAME = r"[a-z_][a-z0-9_]*\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+"
+_WGX_OP = re.compile(r"^\s*WGX_OP\(\s*([A-Za-z0-9_]+)\s*\)", re.M)
+_NAME = re.compile(r"\bname\s*\(\s*\)\s*const\s*override\s*\{\s*return\s*\"(" + _OP_NAME + r")\"\s*;", re.S)
+_ALIASES = re.compile(r"\baliases\s*\(\s*\)\s*const\s*override\s*\{\s*return\s*\{([^}]*)\}\s*;", re.S)
+_SPEC = re.compile(r"\bstatic\s+const\s+[A-Za-z_][A-Za-z0-9_:<>]*\s+[A-Za-z_][A-Za-z0-9_]*\s*[({]\s*\{?\s*\"(" + _OP_NAME + r")\"", re.S)
+_LITERAL = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"")
+_OP_LITERAL = re.compile(r"^" + _OP_NAME + r"$")
+
+
+@dataclass
+class RegisteredOp:
+    name: str      # graph name, e.g. "aten.add.Tensor"
+    primary: str   # the op's name() (== name unless this is an alias)
+    op: str        # op_list.def entry, e.g. "add"
+    file: str      # source file, relative to the repository root
+
+
+def _strip_comments(src: str) -> str:
+    """Remove // and /* */ comments, keeping string literals intact."""
+    out = []
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if c == '"':
+            j = i + 1
+            while j < n and src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            out.append(src[i : j + 1])
+            i = j + 1
+        elif src.startswith("//", i):
+            j = src.find("\n", i)
+            i = n if j < 0 else j
+        elif src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def registered_ops(repo: str = REPO) -> List[RegisteredOp]:
+    src_ops = os.path.join(repo, "src", "ops")
+    with open(os.path.join(src_ops, "op_list.def")) as f:
+        entries = _WGX_OP.findall(_strip_comments(f.read()))
+    # Which file defines `const Op& <fn>_op()`.
+    defs: Dict[str, str] = {}
+    sources: Dict[str, str] = {}
+    define = re.compile(r"\bconst\s+Op\s*&\s*([A-Za-z0-9_]+)_op\s*\(\s*\)\s*\{")
+    for root, _, files in os.walk(src_ops):
+        for fn in sorted(files):
+            if not fn.endswith(".cpp"):
+                continue
+            path = os.path.join(root, fn)
+            with open(path) as f:
+                text = _strip_comments(f.read())
+            rel = os.path.relpath(path, repo)
+            sources[rel] = text
+            for m in define.finditer(text):
+                defs[m.group(1)] = rel
+    out: List[RegisteredOp] = []
+    errors: List[str] = []
+    for e in entries:
+        rel = defs.get(e)
+        if rel is None:
+            errors.append(f"WGX_OP({e}): no `const Op& {e}_op()` under src/ops")
+            continue
+        text = sources[rel]
+        primary = _NAME.findall(text) + _SPEC.findall(text)
+        aliases: List[str] = []
+        for body in _ALIASES.findall(text):
+            aliases += [s for s in _LITERAL.findall(body)]
+        if len(primary) != 1:
+            errors.append(f"{rel}: expected one primary op name, found {primary}")
+            continue
+        names = primary + aliases
+        stray = sorted({s for s in _LITERAL.findall(text) if _OP_LITERAL.match(s)} - set(names))
+        if stray:
+            errors.append(f"{rel}: op-like string literals not recognised as name/alias: {stray}")
+        for nm in names:
+            out.append(RegisteredOp(nm, primary[0], e, rel))
+    seen: Dict[str, RegisteredOp] = {}
+    for r in out:
+        if r.name in seen:
+            errors.append(f"{r.name} registered twice ({seen[r.name].file}, {r.file})")
+        seen[r.name] = r
+    if errors:
+        raise RuntimeError("list_ops: " + "; ".join(errors))
+    return sorted(out, key=lambda r: r.name)
+
+
+_EXCEPTION = re.compile(r'\{\s*"([A-Za-z0-9_:.]+)"\s*,\s*\{\s*"([A-Za-z0-9_.]+)"')
+_exceptions_cache: Dict[str, Dict[str, str]] = {}
+
+
+def kernel_exceptions(repo: str = REPO) -> Dict[str, str]:
+    """'aten::add.out' -> 'aten.add.Tensor' for every entry of the C++ exceptions table."""
+    if repo not in _exceptions_cache:
+        path = os.path.join(repo, "src", "program", "pte", "kernel_names.cpp")
+        with open(path) as f:
+            text = _strip_comments(f.read())
+        table = dict(_EXCEPTION.findall(text))
+        if not table:
+            raise RuntimeError(f"list_ops: no exceptions table found in {path}")
+        _exceptions_cache[repo] = table
+    return _exceptions_cache[repo]
+
+
+def kernel_to_functional(kernel: str, repo: str = REPO) -> str:
+    """'aten::mean.dtype_out' -> 'aten.mean.default', as src/program/pte/kernel_names.cpp does.
+
+    `kernel` is the "name.overload" string inspect_pte.kernel_op_names() gives.
+    """
+    table = kernel_exceptions(repo)
+    if kernel in table:
+        return table[kernel]
+    name, _, overload = kernel.rpartition(".") if "." in kernel.split("::")[-1] else (kernel, "", "")
+    prim = "executorch_prim::"
+    if name.startswith(prim) and overload in ("Scalar", "default", ""):
+        return name[len(prim):]
+    if overload in ("", "out"):
+        overload = "default"
+    elif overload.endswith("_out"):
+        overload = overload[: -len("_out")]
+    return name.replace("::", ".") + "." + overload
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--json", action="store_true", help="JSON with primary name, op_list entry and file")
+    ap.add_argument("--repo", default=REPO, help="repository root (default: this checkout)")
+    ap.add_argument("--kernel", action="append", default=[], metavar="NAME.OVERLOAD",
+                    help="print the functional op the engine reads a KernelCall as (repeatable)")
+    args = ap.parse_args(argv)
+    if args.kernel:
+        for k in args.kernel:
+            print(f"{k} -> {kernel_to_functional(k, args.repo)}")
+        return 0
+    try:
+        ops = registered_ops(args.repo)
+    except RuntimeError as e:
+        print(e, file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([asdict(o) for o in ops], indent=1))
+    else:
+        for o in ops:
+            print(o.name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
