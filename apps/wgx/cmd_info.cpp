@@ -117,6 +117,20 @@ void print_model(const std::string& path, const std::string& method) {
 
 }  // namespace
 
+void add_ops_command(CLI::App& app, GlobalOptions&, Action& action) {
+    auto* cmd = app.add_subcommand("ops", "List the built-in ops (graph names, then aliases)");
+    cmd->callback([&action] {
+        action = [] {
+            for (const Op* op : builtin_ops()) {
+                fmt::print("{}", op->name());
+                for (std::string_view alias : op->aliases()) fmt::print(" {}", alias);
+                fmt::print("\n");
+            }
+            return 0;
+        };
+    });
+}
+
 void add_info_command(CLI::App& app, GlobalOptions& global, Action& action) {
     auto* cmd = app.add_subcommand("info", "Describe a model (ops, values, pools) or the device");
     static bool device = false;

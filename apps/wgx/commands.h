@@ -20,5 +20,6 @@ void add_example_command(CLI::App& app, GlobalOptions& global, Action& action);
 void add_run_command(CLI::App& app, GlobalOptions& global, Action& action);
 void add_convert_command(CLI::App& app, GlobalOptions& global, Action& action);
 void add_bench_command(CLI::App& app, GlobalOptions& global, Action& action);
+void add_ops_command(CLI::App& app, GlobalOptions& global, Action& action);
 
 }  // namespace wgx::cli

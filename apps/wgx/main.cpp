@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     wgx::cli::add_info_command(app, global, action);
     wgx::cli::add_convert_command(app, global, action);
     wgx::cli::add_bench_command(app, global, action);
+    wgx::cli::add_ops_command(app, global, action);
     wgx::cli::add_example_command(app, global, action);
 
     try {
