@@ -153,6 +153,8 @@ def cases() -> List[Case]:
     add("aten.add.Tensor", "alpha_neg_int", "torch.add(x, y, alpha=-2) (integer alpha)",
         f(lambda s, x, y: torch.add(x, y, alpha=-2)), [N(3, 7), N(3, 7)])
     add("aten.add.Tensor", "int32", "int32 x + int32 y", f(lambda s, x, y: x + y), [I(3, 7), I(3, 7)])
+    add("aten.add.Tensor", "int64", "int64 x + int64 y (INT32 tensors in the VkGraph)",
+        f(lambda s, x, y: x + y), [I(3, 7, dtype=torch.int64), I(3, 7, dtype=torch.int64)])
     add("aten.mul.Tensor", "same_shape", "x * y, [3,5,7]", f(lambda s, x, y: x * y), [N(3, 5, 7), N(3, 5, 7)])
     add("aten.mul.Tensor", "broadcast", "x [2,3,5] * y [5]", f(lambda s, x, y: x * y), [N(2, 3, 5), N(5)])
     add("aten.mul.Tensor", "broadcast_rank4", "x [1,4,7,5] * y [1,4,1,1]",
@@ -506,7 +508,30 @@ def cases() -> List[Case]:
             inp = I(3, 5, 7, lo=-3, hi=4)
         add(tc, name, f"x.to({dst}) from {src or torch.float32}, _skip_dim_order=True",
             unary(lambda x, dst=dst: x.to(dst)), [inp], path="skip_dim_order",
-            note="standard path: dim_order_ops._to_dim_order_copy.default (not registered by the engine)")
+            note="standard path: dim_order_ops._to_dim_order_copy.default (see those cases)")
+    tdo = "dim_order_ops._to_dim_order_copy.default"
+    for name, src, dst in [("f32_to_i32", None, torch.int32), ("i32_to_f32", torch.int32, torch.float32),
+                           ("f32_to_f16", None, torch.float16), ("f32_to_bool", None, torch.bool),
+                           ("bool_to_f32", torch.bool, torch.float32), ("i64_to_f32", torch.int64, torch.float32),
+                           ("f32_to_i64", None, torch.int64)]:
+        if src is None:
+            inp = N(3, 5, 7, scale=4.0)
+        elif src == torch.bool:
+            inp = Inp((3, 5, 7), "bool", dtype=torch.bool)
+        else:
+            inp = I(3, 5, 7, lo=-3, hi=4, dtype=src)
+        add(tdo, name, f"x.to({dst}) from {src or torch.float32} (what ExecuTorch makes of .to(dtype))",
+            unary(lambda x, dst=dst: x.to(dst)), [inp])
+    add("dim_order_ops._clone_dim_order.default", "clone", "torch.clone(x) (ExecuTorch's form of aten.clone)",
+        unary(lambda x: torch.clone(x)), [N(3, 5, 7)], where="plain",
+        note="the Vulkan backend removes a clone of unchanged shape and dtype, so only plain.pte has it")
+    add("et_vk.prepack.default", "const_operand", "x [3,5] + c (a constant [5] parameter): the Vulkan "
+        "backend prepacks the constant operand", f(lambda s, x: x + s.c, c=lambda: nn.Parameter(torch.randn(5))),
+        [N(3, 5)], note="prepack's output tensor has no mem_obj_id; plain.pte is just aten::add.out")
+    add("et_vk.prepack.default", "scalar", "x * 2.5: ExecuTorch makes the scalar a constant rank-0 tensor, "
+        "which the Vulkan backend prepacks", unary(lambda x: x * 2.5), [N(3, 5, 7)])
+    add("et_vk.prepack.default", "int_scalar", "x + 1 (integer scalar: prepacked INT32 constant, then "
+        "_to_dim_order_copy to float32)", unary(lambda x: x + 1), [N(3, 5, 7)])
     rp = "aten.repeat.default"
     add(rp, "2d", "x.repeat(2, 3) of [3,5]", unary(lambda x: x.repeat(2, 3)), [N(3, 5)])
     add(rp, "new_dims", "x.repeat(2, 1, 1, 2) of [3,5,1]", unary(lambda x: x.repeat(2, 1, 1, 2)), [N(3, 5, 1)])
@@ -525,6 +550,46 @@ def cases() -> List[Case]:
         f(lambda s, x, y: A.alias.default(x * y) * x), [N(3, 5, 7), N(3, 5, 7)], where="plain",
         note="ExecuTorch turns aten.alias into alias_copy; the Vulkan backend removes alias_copy "
              "(RemoveRedundantOpsTransform), so it is only in plain.pte")
+
+    # ------------------------------------------------------------------ factories, logical, strided
+    fac_note = "x is unused (a factory op takes no tensor)"
+    add("aten.full.default", "float", "torch.full((3,5), 2.5)", unary(lambda x: torch.full((3, 5), 2.5)),
+        [N(3, 5)], note=fac_note)
+    add("aten.full.default", "int32", "torch.full((2,3,4), 7, dtype=torch.int32)",
+        unary(lambda x: torch.full((2, 3, 4), 7, dtype=torch.int32)), [N(3, 5)], note=fac_note)
+    add("aten.full_like.default", "float", "torch.full_like(x, -1.25)", unary(lambda x: torch.full_like(x, -1.25)),
+        [N(3, 5, 7)])
+    add("aten.full_like.default", "zeros_like", "torch.zeros_like(x) (ExecuTorch makes it full_like(x, 0))",
+        unary(torch.zeros_like), [N(3, 5, 7)])
+    keep_note = "the standard path turns it into aten.full / aten.full_like"
+    for nm, fn in [("zeros", lambda x: torch.zeros(3, 5)), ("ones", lambda x: torch.ones(2, 3, 4))]:
+        add(f"aten.{nm}.default", "float", f"torch.{nm}(...), kept from decomposition", unary(fn), [N(3, 5)],
+            path="preserve", preserve=[getattr(A, nm).default], note=f"{keep_note}; {fac_note}")
+    for nm, fn in [("zeros_like", torch.zeros_like), ("ones_like", torch.ones_like)]:
+        add(f"aten.{nm}.default", "float", f"torch.{nm}(x), kept from decomposition", unary(fn), [N(3, 5, 7)],
+            path="preserve", preserve=[getattr(A, nm).default], note=keep_note)
+    add("aten.fill.Scalar", "float", "torch.ops.aten.fill.Scalar(x, 2.5), kept from decomposition",
+        unary(lambda x: A.fill.Scalar(x, 2.5)), [N(3, 5, 7)], where="plain", path="preserve",
+        preserve=[A.fill.Scalar], note="the standard path turns it into aten.full_like; the Vulkan "
+        "partitioner does not take fill")
+    add("aten.logical_not.default", "bool", "torch.logical_not(c), c a bool input", unary(torch.logical_not),
+        [Inp((3, 5, 7), "bool", dtype=torch.bool)])
+    add("aten.logical_not.default", "float", "torch.logical_not(x) on floats with zeros (bool out)",
+        unary(torch.logical_not), [Inp((3, 5, 7), "halves")], where="plain",
+        note="the Vulkan partitioner takes logical_not of bool tensors only")
+    anote = "the Vulkan partitioner does not take any"
+    add("aten.any.dim", "bool", "torch.any(c, dim=1), c a bool input", unary(lambda c: torch.any(c, dim=1)),
+        [Inp((3, 5, 7), "bool", dtype=torch.bool)], where="plain", note=anote)
+    add("aten.any.dim", "bool_keepdim_last", "torch.any(c, dim=-1, keepdim=True) on sparse true values",
+        unary(lambda c: torch.any(c, dim=-1, keepdim=True)), [Inp((3, 5, 4), "bool", dtype=torch.bool)],
+        where="plain", note=anote)
+    add("aten.any.dim", "float", "torch.any(x, dim=0) on floats with zeros",
+        unary(lambda x: torch.any(x, dim=0)), [Inp((3, 5, 7), "halves", scale=0.4)], where="plain", note=anote)
+    asn = "the Vulkan partitioner does not take as_strided_copy"
+    add("aten.as_strided_copy.default", "window", "torch.as_strided(x, (3,4), (5,1), 2) of [4,5]",
+        unary(lambda x: torch.as_strided(x, (3, 4), (5, 1), 2)), [N(4, 5)], where="plain", note=asn)
+    add("aten.as_strided_copy.default", "overlap", "torch.as_strided(x, (4,3), (2,1)) of [11] (overlapping rows)",
+        unary(lambda x: torch.as_strided(x, (4, 3), (2, 1))), [N(11)], where="plain", note=asn)
 
     # ------------------------------------------------------------------ reductions
     sm = "aten._softmax.default"

@@ -68,9 +68,7 @@ NpyArray parse_npy(std::span<const std::byte> bytes, const std::string& name) {
         }
     }
     if (!known) return fail(fmt::format("dtype '{}' is not supported", m[2].str()));
-    if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)"))) {
-        return fail("Fortran order is not supported");
-    }
+    const bool fortran = std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)"));
     if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) {
         return fail("no 'shape' in the header");
     }
@@ -96,6 +94,19 @@ NpyArray parse_npy(std::span<const std::byte> bytes, const std::string& name) {
                                 bytes.size() - data_start));
     }
     out.data.assign(bytes.begin() + data_start, bytes.begin() + data_start + need);
+    if (fortran && out.shape.size() > 1) {
+        // Column-major data (NumPy writes a transposed view so): reorder into row-major.
+        const size_t elem = host_size(out.dtype), rank = out.shape.size();
+        std::vector<std::byte> c_order(out.data.size());
+        std::vector<int64_t> index(rank, 0);
+        for (uint64_t f = 0; f < numel; ++f) {
+            uint64_t c = 0;  // row-major offset of the element at `index`
+            for (size_t d = 0; d < rank; ++d) c = c * uint64_t(out.shape[d]) + uint64_t(index[d]);
+            std::memcpy(c_order.data() + c * elem, out.data.data() + f * elem, elem);
+            for (size_t d = 0; d < rank && ++index[d] == out.shape[d]; ++d) index[d] = 0;
+        }
+        out.data = std::move(c_order);
+    }
     return out;
 }
 

@@ -343,8 +343,11 @@ class PlanLowering {
                  cat(where, " passes ", args.size(), " args but its VkGraph has ",
                      sub.input_ids.size(), " inputs and ", sub.output_ids.size(), " outputs"));
         }
-        // Bind the VkGraph's inputs and outputs to the plan values given by the call.
+        // Bind the VkGraph's inputs and outputs to the plan values given by the call. A VkGraph
+        // value that is both an input and an output (the exporter removed an identity op) is
+        // bound to the input; the output gets an explicit copy after the delegate's ops.
         std::map<int32_t, int32_t> bound;
+        std::vector<std::pair<int32_t, int32_t>> output_copies;  // plan value from -> to
         for (size_t i = 0; i < expected; ++i) {
             const bool is_input = i < sub.input_ids.size();
             const size_t position = is_input ? i : i - sub.input_ids.size();
@@ -352,6 +355,12 @@ class PlanLowering {
             const std::string what = cat(where, (is_input ? " input " : " output "), position,
                                          " (VkGraph value ", sub_id, ", plan value ", args[i], ")");
             auto [it, inserted] = bound.emplace(sub_id, args[i]);
+            if (!inserted && it->second != args[i] && !is_input &&
+                std::holds_alternative<Tensor>(sub.values[static_cast<size_t>(sub_id)])) {
+                bind(sub.values[static_cast<size_t>(sub_id)], args[i], what);
+                output_copies.emplace_back(it->second, args[i]);
+                continue;
+            }
             if (!inserted && it->second != args[i]) {
                 fail(file_.name(),
                      cat(what, ": the VkGraph value is already bound to plan value ", it->second,
@@ -398,6 +407,13 @@ class PlanLowering {
         for (OpCall& op : sub.chain) {
             for (int32_t& arg : op.args) arg = remap[static_cast<size_t>(arg)];
             graph_.chain.push_back(std::move(op));
+        }
+        for (const auto& [from, to] : output_copies) {
+            const auto& dims = std::get<Tensor>(graph_.values[static_cast<size_t>(to)]).dims;
+            OpCall copy;
+            copy.name = "aten.view_copy.default";
+            copy.args = {from, add_value(IntList{dims}), to};
+            graph_.chain.push_back(std::move(copy));
         }
     }
 

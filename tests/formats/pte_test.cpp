@@ -632,7 +632,8 @@ TEST(PteDelegate, SymIntInputUpgradesPlanInt) {
     EXPECT_EQ(g.chain[0].args, (std::vector<int32_t>{px, pn, pout}));
 }
 
-TEST(PteDelegate, AliasedOutputsAreRejected) {
+TEST(PteDelegate, AnOutputThatIsAnInputBecomesACopy) {
+    // The exporter drops identity ops (clone), leaving a VkGraph whose output is its input.
     VkGraphWriter v;
     const int x = v.tensor(vk::VkDataType::FLOAT32, {4});
     v.inputs = {static_cast<uint32_t>(x)};
@@ -641,7 +642,24 @@ TEST(PteDelegate, AliasedOutputsAreRejected) {
     const int a = w.tensor(fb::ScalarType::FLOAT, {4});
     const int b = w.tensor(fb::ScalarType::FLOAT, {4});
     w.delegate_call(w.delegate("VulkanBackend", v.finish(), false), {a, b});
-    EXPECT_LOAD_ERROR(load(w.finish()), "output 0", "already bound to plan value 0", "aliased");
+    w.inputs = {a};
+    w.outputs = {b};
+    const Graph g = load(w.finish());
+    ASSERT_EQ(g.chain.size(), 1u);
+    EXPECT_EQ(g.chain[0].name, "aten.view_copy.default");
+    EXPECT_EQ(g.chain[0].args.front(), a);
+    EXPECT_EQ(g.chain[0].args.back(), b);
+}
+
+TEST(PteDelegate, InputsBoundTwiceAreRejected) {
+    VkGraphWriter v;
+    const int x = v.tensor(vk::VkDataType::FLOAT32, {4});
+    v.inputs = {static_cast<uint32_t>(x), static_cast<uint32_t>(x)};
+    PteWriter w;
+    const int a = w.tensor(fb::ScalarType::FLOAT, {4});
+    const int b = w.tensor(fb::ScalarType::FLOAT, {4});
+    w.delegate_call(w.delegate("VulkanBackend", v.finish(), false), {a, b});
+    EXPECT_LOAD_ERROR(load(w.finish()), "input 1", "already bound to plan value 0", "aliased");
 }
 
 TEST(PteDelegate, PoolIdsCannotOverflow) {

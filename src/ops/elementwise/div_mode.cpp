@@ -29,9 +29,11 @@ class DivMode final : public Op {
         } else if (mode == "trunc") {
             spec.apply = integer ? "return x / y;" : "return trunc(x / y);";
         } else if (mode == "floor") {
-            // WGSL's integer division truncates; step down when the signs differ and it is
-            // inexact.
-            spec.apply = integer ? "let q = x / y; return select(q, q - 1, (x % y != 0) && ((x < 0) != (y < 0)));"
+            // WGSL's integer division truncates; step down when the remainder is nonzero and
+            // its sign differs from the divisor's. (The remainder is computed explicitly: an
+            // NVIDIA driver got `x % y` with negative operands wrong here.)
+            spec.apply = integer ? "let q = x / y; let r = x - q * y; "
+                                   "return select(q, q - 1, r != 0 && ((r < 0) != (y < 0)));"
                                  : "return floor(x / y);";
         } else {
             args.fail(fmt::format("rounding_mode must be none, \"trunc\" or \"floor\", got \"{}\".",
