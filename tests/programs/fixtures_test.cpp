@@ -74,7 +74,23 @@ std::vector<double> as_doubles(const io::NpyArray& a) {
         std::vector<int32_t> i(a.data.size() / 4);
         std::memcpy(i.data(), a.data.data(), a.data.size());
         v.assign(i.begin(), i.end());
+    } else if (a.dtype == DType::boolean || a.dtype == DType::u8) {
+        for (std::byte b : a.data) v.push_back(double(std::to_integer<uint8_t>(b)));
+    } else if (a.dtype == DType::i8) {
+        for (std::byte b : a.data) v.push_back(double(static_cast<int8_t>(std::to_integer<uint8_t>(b))));
+    } else if (a.dtype == DType::f16) {
+        for (size_t k = 0; k + 1 < a.data.size(); k += 2) {
+            uint16_t h = uint16_t(std::to_integer<uint8_t>(a.data[k])) |
+                         uint16_t(std::to_integer<uint8_t>(a.data[k + 1]) << 8);
+            int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+            double mag = exp == 0    ? std::ldexp(mant, -24)
+                         : exp == 31 ? (mant ? NAN : INFINITY)
+                                     : std::ldexp(1024 + mant, exp - 25);
+            v.push_back(h & 0x8000 ? -mag : mag);
+        }
     }
+    // Every dtype a fixture uses must be compared: an empty list would check nothing.
+    EXPECT_EQ(v.size(), a.data.size() / host_size(a.dtype)) << "unhandled dtype " << dtype_name(a.dtype);
     return v;
 }
 
@@ -132,7 +148,10 @@ void check_against_golden(const std::string& name, const std::string& file) {
         const auto& torch_err = m["torch_fp32_vs_fp64"][i];
         double l2_limit = std::max(1e-4, 4 * torch_err["rel_l2"].get<double>());
         double abs_limit = std::max(1e-4, 4 * torch_err["max_abs_over_max_ref"].get<double>());
-        Errors e = compare(as_doubles(outs[i]), as_doubles(ref64));
+        auto got = as_doubles(outs[i]), ref = as_doubles(ref64);
+        ASSERT_EQ(got.size(), ref.size()) << name << " output " << i;
+        ASSERT_FALSE(ref.empty()) << name << " output " << i;
+        Errors e = compare(got, ref);
         EXPECT_EQ(e.non_finite, 0u) << name << "/" << file << " output " << i;
         EXPECT_LE(e.rel_l2, l2_limit) << name << "/" << file << " output " << i;
         EXPECT_LE(e.max_abs_rel, abs_limit) << name << "/" << file << " output " << i;
