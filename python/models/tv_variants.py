@@ -14,16 +14,12 @@ built by the same code path with smaller channel numbers (see each builder).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from functools import partial
 from typing import Dict, List, Optional, Sequence, Tuple
 
-import torch
 import torch.nn as nn
-import torch.nn.functional as F
 import torchvision
 from torchvision.models import resnet as tv_resnet
-from torchvision.models import mobilenetv2 as tv_mbv2
 from torchvision.models import mobilenetv3 as tv_mbv3
 from torchvision.models import efficientnet as tv_eff
 from torchvision.models import squeezenet as tv_sq
