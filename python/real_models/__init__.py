@@ -1,0 +1,16 @@
+"""Real pretrained networks rebuilt as torch.nn.Module from the files registry packages ship.
+
+Each module python/real_models/<name>.py provides:
+
+    build() -> torch.nn.Module      the eager network with its real weights, fp32, eval mode,
+                                    taking one float32 NCHW [1, 3, H, W] input (see its card)
+    export(out_dir: pathlib.Path)   writes model.pte (VulkanPartitioner), card.json and
+                                    ATTRIBUTION.md into out_dir
+
+REGISTRY maps a model name to its module name; python/demo_reference.py and the export
+commands look models up here.
+"""
+
+REGISTRY: dict[str, str] = {
+    # "nanodet": "real_models.nanodet",
+}
