@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-readers-sanitized demo clean
+.PHONY: all deps build test test-slow test-readers-sanitized demo clean
 
 all: build
 
@@ -20,8 +20,14 @@ build: deps $(BUILD)/build.ninja
 # Builds everything and runs the whole test suite on the default adapter (lavapipe headless),
 # then the file-format readers' tests again under AddressSanitizer and UBSan.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 	$(MAKE) test-readers-sanitized
+
+# The slow set: full-size models (exported once into .cache/models by python/export_models.py
+# --full) against PyTorch; run before each submission and on the H200. SLOW_LOG=docs/slow-runs
+# writes the dated run log there.
+test-slow: build
+	python3 scripts/run_slow_set.py --build $(BUILD) $(if $(SLOW_LOG),--log $(SLOW_LOG))
 
 # The readers need no GPU, so they run under the sanitizers without the driver's own
 # allocations in the way (see docs/TESTING.md for the leak policy).

@@ -14,6 +14,7 @@
 #include "program/graph.h"
 #include "program/json/program_json.h"
 #include "program/load.h"
+#include "program/pte/kernel_names.h"
 #include "wgx/wgx.h"
 
 namespace wgx::test {
@@ -186,6 +187,48 @@ TEST_P(Fixtures, ConvertedProgramJsonGivesIdenticalOutputs) {
         EXPECT_TRUE(from_pte[i].data == from_json[i].data) << GetParam() << " output " << i;
     }
     fs::remove_all(out);
+}
+
+// Every op of every program runs on the GPU. The engine has no CPU path: a kernel call that the
+// partitioner left outside the delegate is lowered into the same graph and needs a GPU op like
+// any delegated op. The exporter records whether the delegated program is fully delegated and
+// which kernel calls remain; this checks that record against the file and that each remaining
+// kernel call (and each plain-program kernel) maps to a registered GPU op.
+TEST_P(Fixtures, EveryOpRunsOnTheGpu) {
+    nlohmann::json m = meta(GetParam());
+    for (const char* variant : {"vulkan", "plain"}) {
+        SCOPED_TRACE(variant);
+        const auto& info = m[variant];
+        Program program = Program::load(fixtures_dir() / GetParam() / info["file"].get<std::string>());
+        for (const OpCount& op : program.op_counts()) {
+            EXPECT_NE(program.find_op(op.name), nullptr) << op.name << " has no GPU op";
+        }
+        std::vector<std::string> kernels;
+        // Model and layer fixtures list "kernel_calls"; single-op fixtures list plain "calls".
+        for (const auto& k : info.value("kernel_calls", nlohmann::json::array())) {
+            kernels.push_back(k.get<std::string>());
+        }
+        for (const auto& call : info.value("calls", nlohmann::json::array())) {
+            kernels.push_back(call["kernel"].get<std::string>());
+        }
+        if (info.contains("fully_delegated")) {
+            EXPECT_EQ(info["fully_delegated"].get<bool>(), kernels.empty());
+        }
+        if (std::string(variant) == "plain") {
+            EXPECT_FALSE(kernels.empty()) << "a plain program is all kernel calls";
+        }
+        for (const std::string& kernel : kernels) {  // "aten::mean.out"
+            size_t dot = kernel.rfind('.');
+            ASSERT_NE(dot, std::string::npos) << kernel;
+            std::string functional = program::functional_op(kernel.substr(0, dot), kernel.substr(dot + 1)).name;
+            EXPECT_NE(program.find_op(functional), nullptr)
+                << GetParam() << ": kernel call " << kernel << " (" << functional << ") has no GPU op";
+        }
+        if (!kernels.empty()) {
+            std::printf("[fixture] %s/%s: %zu kernel calls outside the delegate, all on GPU ops\n",
+                        GetParam().c_str(), variant, kernels.size());
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Fixtures, ::testing::ValuesIn(fixture_names()),
