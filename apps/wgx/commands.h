@@ -21,5 +21,9 @@ void add_run_command(CLI::App& app, GlobalOptions& global, Action& action);
 void add_convert_command(CLI::App& app, GlobalOptions& global, Action& action);
 void add_bench_command(CLI::App& app, GlobalOptions& global, Action& action);
 void add_ops_command(CLI::App& app, GlobalOptions& global, Action& action);
+void add_detect_command(CLI::App& app, GlobalOptions& global, Action& action);
+void add_segment_command(CLI::App& app, GlobalOptions& global, Action& action);
+void add_depth_command(CLI::App& app, GlobalOptions& global, Action& action);
+void add_classify_command(CLI::App& app, GlobalOptions& global, Action& action);
 
 }  // namespace wgx::cli

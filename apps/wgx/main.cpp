@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
     wgx::cli::add_convert_command(app, global, action);
     wgx::cli::add_bench_command(app, global, action);
     wgx::cli::add_ops_command(app, global, action);
+    wgx::cli::add_detect_command(app, global, action);
+    wgx::cli::add_segment_command(app, global, action);
+    wgx::cli::add_depth_command(app, global, action);
+    wgx::cli::add_classify_command(app, global, action);
     wgx::cli::add_example_command(app, global, action);
 
     try {
