@@ -12,5 +12,5 @@ commands look models up here.
 """
 
 REGISTRY: dict[str, str] = {
-    # "nanodet": "real_models.nanodet",
+    "nanodet": "real_models.nanodet",
 }

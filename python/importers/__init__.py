@@ -1,0 +1,5 @@
+"""Importers that rebuild networks shipped in other formats as torch.nn.Module.
+
+tfjs_graph  TensorFlow.js graph models (model.json + weight shards), validated against
+            TensorFlow.js itself with tfjs_run.js (node) and validate_tfjs.py.
+"""
