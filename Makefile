@@ -38,10 +38,12 @@ test-readers-sanitized: deps
 	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -L formats -j $(JOBS)
 
-# The main job on the bundled default: describe the device, then run the built-in example.
+# The main job on the bundled default: describe the device, then detect objects on darknet's
+# dog.jpg with the bundled NanoDet and write the annotated picture (docs/DEMOS.md).
+DEMO_PHOTO ?= /usr/share/darknet/data/dog.jpg
 demo: build
 	$(BUILD)/wgx info --device
-	$(BUILD)/wgx example
+	$(BUILD)/wgx detect $(DEMO_PHOTO) -o $(BUILD)/demo-detect.png
 
 clean:
 	rm -rf $(BUILD)

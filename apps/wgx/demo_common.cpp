@@ -100,6 +100,8 @@ void add_demo_options(CLI::App* cmd, DemoOptions& opt, bool with_output) {
     cmd->add_option("--frames", opt.frames,
                     "Run every photo of this folder in name order and report frames per second");
     cmd->add_flag("--json", opt.json, "Print the result as JSON (one line per frame with --frames)");
+    cmd->add_option("--dump-input", opt.dump_input,
+                    "Also write the preprocessed model input (float32 [1, 3, H, W]) as .npy");
 }
 
 fs::path find_model_card(Task task, const std::string& model_option) {
@@ -121,8 +123,9 @@ fs::path find_model_card(Task task, const std::string& model_option) {
     std::string why;
     if (task == Task::depth) {
         why = "\nNo depth model is committed: PyDNet++ was trained on data for non-commercial use "
-              "only, so it is exported locally into .cache/real-models/pydnet (see "
-              "docs/DEMOS.md). Pass --model CARD to use another depth model.";
+              "only, so it is exported locally into .cache/real-models/pydnet by "
+              "'python/.venv/bin/python python/real_models/pydnet.py' (see docs/DEMOS.md). Pass "
+              "--model CARD to use another depth model.";
     }
     throw LoadError(fmt::format("no model for '{}' found (default model '{}'); looked for:{}{}",
                                 vision::task_name(task), name, where, why));
@@ -144,8 +147,9 @@ int run_demo(const GlobalOptions& global, Task task, const DemoOptions& opt,
     if (opt.image.empty() == opt.frames.empty()) {
         throw InvalidArgument("give either one IMAGE or --frames FOLDER.");
     }
-    if (!opt.frames.empty() && !opt.raw_out.empty()) {
-        throw InvalidArgument("--raw-out writes one map; it cannot be combined with --frames.");
+    if (!opt.frames.empty() && (!opt.raw_out.empty() || !opt.dump_input.empty())) {
+        throw InvalidArgument("--raw-out and --dump-input write one file; they cannot be combined "
+                              "with --frames.");
     }
     const fs::path card_path = find_model_card(task, opt.model);
     vision::ModelCard card = vision::load_model_card(card_path);
@@ -172,6 +176,10 @@ int run_demo(const GlobalOptions& global, Task task, const DemoOptions& opt,
         vision::Image photo = vision::load_image(opt.image);
         vision::FrameResult r = pipeline.run(photo);
         handle(pipeline.card(), opt.image, photo, r, opt.output);
+        if (!opt.dump_input.empty()) {
+            const Tensor& in = pipeline.input();
+            io::write_npy(opt.dump_input, io::NpyArray{in.dtype(), in.shape(), in.get_bytes()});
+        }
         const auto& t = r.timings;
         fmt::print(info,
                    "time: prepare {:.1f} ms, upload {:.1f} ms, GPU {:.1f} ms, read back {:.1f} "

@@ -19,6 +19,7 @@ struct DemoOptions {
     std::string model;    // card.json or a folder holding one ("" = the task's default)
     std::string frames;   // a folder of photos
     std::string raw_out;  // segment/depth: the output map as .npy
+    std::string dump_input;  // the preprocessed input tensor as .npy
     bool json = false;
 };
 

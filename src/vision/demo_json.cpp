@@ -8,8 +8,13 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-// Rounded for reading; far finer than any comparison made on them (IoU, top-1).
-double round_to(double v, double step) { return std::round(v / step) * step; }
+// Rounded to `digits` decimals for reading, far finer than any comparison made on them (IoU,
+// top-1). Dividing by an exact power of ten gives the double nearest the decimal, which prints
+// short (0.246292, not 0.24629199999999998).
+double round_to(double v, int digits) {
+    const double p = std::pow(10.0, digits);
+    return std::isfinite(v) ? std::round(v * p) / p : v;
+}
 
 json header(std::string_view schema, const ModelCard& card, const std::string& image,
             const FrameResult& r) {
@@ -28,10 +33,10 @@ json detect_json(const ModelCard& card, const std::string& image, const FrameRes
     for (const Detection& d : r.detections) {
         dets.push_back({{"class", d.cls},
                         {"label", card.label(d.cls)},
-                        {"score", round_to(d.score, 1e-6)},
+                        {"score", round_to(d.score, 6)},
                         {"box",
-                         {round_to(d.box.x1, 1e-3), round_to(d.box.y1, 1e-3),
-                          round_to(d.box.x2, 1e-3), round_to(d.box.y2, 1e-3)}}});
+                         {round_to(d.box.x1, 3), round_to(d.box.y1, 3),
+                          round_to(d.box.x2, 3), round_to(d.box.y2, 3)}}});
     }
     doc["detections"] = std::move(dets);
     return doc;
@@ -42,7 +47,7 @@ json classify_json(const ModelCard& card, const std::string& image, const FrameR
     json top = json::array();
     for (const ClassScore& c : r.top) {
         top.push_back({{"class", c.cls}, {"label", card.label(c.cls)},
-                       {"score", round_to(c.score, 1e-6)}});
+                       {"score", round_to(c.score, 6)}});
     }
     doc["top"] = std::move(top);
     return doc;
@@ -64,7 +69,7 @@ json segment_json(const ModelCard& card, const std::string& image, const FrameRe
     doc["map"] = {{"width", r.map_width}, {"height", r.map_height}};
     const auto& d = std::get<SegmentDecode>(card.decode);
     doc["threshold"] = d.threshold;
-    if (!r.map.empty()) doc["foreground_fraction"] = round_to(foreground_fraction(d, r.map), 1e-6);
+    if (!r.map.empty()) doc["foreground_fraction"] = round_to(foreground_fraction(d, r.map), 6);
     doc["output"] = output.empty() ? json(nullptr) : json(output);
     return doc;
 }

@@ -62,6 +62,9 @@ class Pipeline {
 
     FrameResult run(const Image& photo);
 
+    // The model's input tensor of the last run (float32 [1, 3, H, W]); empty before the first.
+    const Tensor& input() const { return input_; }
+
   private:
     void record(int width, int height);
 

@@ -2,14 +2,15 @@
 // PyTorch-eager references written by python/demo_reference.py:
 //   tests/demos/<model>/                     for the models committed under models/,
 //   .cache/real-models/<model>/reference/    for those that may not be committed.
-// Each reference file is <photo-stem>.detect.json | .classify.json | .map.npy; the photo is
-// found by the path in the JSON or by its stem in the photo folders below.
+// Each reference file is <photo-stem>.detect.json | .classify.json | .map.npy (with
+// <stem>.segment.json or <stem>.depth.json beside it); the photo is found by the path in the
+// JSON or by its stem in the photo folders below.
 //   detect:   same classes, every box IoU >= 0.9 (only detections within 0.005 of the score
 //             threshold may lack a partner: float32 rounding can move them across it);
 //             on darknet's dog.jpg the dog and the bicycle are found (and the truck by YOLO26n)
 //   classify: top-1 equals the reference's
 //   segment:  IoU of the thresholded masks >= 0.95
-//   depth:    relative L2 of the map <= 1e-4
+//   depth:    relative L2 of the map <= 1e-4 (and the percentile range within 1e-3 of its span)
 // A model, photo or reference that is absent makes the test skip with a message saying which.
 #include <gtest/gtest.h>
 
@@ -39,14 +40,24 @@ struct RealModel {
     fs::path reference;  // holds the reference files
 };
 
+// $WGX_DEMO_REFERENCES/<model>/ replaces the reference folder (references made elsewhere).
 RealModel locate(const std::string& name) {
+    RealModel m;
+    m.name = name;
     if (fs::exists(kRoot / "models" / name / "card.json")) {
-        return {name, kRoot / "models" / name, kRoot / "tests/demos" / name};
+        m.dir = kRoot / "models" / name;
+        m.reference = kRoot / "tests/demos" / name;
+    } else {
+        m.dir = kRoot / ".cache/real-models" / name;
+        m.reference = m.dir / "reference";
+        if (!fs::exists(m.reference) && fs::exists(kRoot / "tests/demos" / name)) {
+            m.reference = kRoot / "tests/demos" / name;
+        }
     }
-    const fs::path cache = kRoot / ".cache/real-models" / name;
-    fs::path ref = cache / "reference";
-    if (!fs::exists(ref) && fs::exists(kRoot / "tests/demos" / name)) ref = kRoot / "tests/demos" / name;
-    return {name, cache, ref};
+    if (const char* env = std::getenv("WGX_DEMO_REFERENCES"); env && *env) {
+        m.reference = fs::path(env) / name;
+    }
+    return m;
 }
 
 // Folders the demo photos come from (Debian packages installed by scripts/install-deps.sh),
@@ -124,6 +135,7 @@ void compare_detections(const ModelCard& card, const FrameResult& r, const json&
     constexpr double kBorderline = 0.005;
     const json& want = ref.at("detections");
     std::vector<bool> used(r.detections.size(), false);
+    double min_iou = 1.0;
     for (const json& w : want) {
         const int cls = w.at("class").get<int>();
         const auto b = w.at("box").get<std::vector<double>>();
@@ -138,6 +150,7 @@ void compare_detections(const ModelCard& card, const FrameResult& r, const json&
         }
         if (best >= 0 && best_iou >= 0.9) {
             used[size_t(best)] = true;
+            min_iou = std::min(min_iou, best_iou);
             EXPECT_NEAR(r.detections[size_t(best)].score, ws, 2e-3) << card.label(cls);
             continue;
         }
@@ -146,6 +159,8 @@ void compare_detections(const ModelCard& card, const FrameResult& r, const json&
             << b[1] << ", " << b[2] << ", " << b[3] << "] has no partner with IoU >= 0.9 (best "
             << best_iou << ")";
     }
+    std::printf("[wgx] %zu reference detections, %zu found, lowest IoU of a pair %.4f\n",
+                want.size(), r.detections.size(), min_iou);
     for (size_t i = 0; i < r.detections.size(); ++i) {
         if (used[i]) continue;
         const Detection& d = r.detections[i];
@@ -182,9 +197,13 @@ TEST_P(Demos, MatchPyTorchReferences) {
     std::vector<std::string> missing;
     for (const Reference& ref : refs) {
         SCOPED_TRACE(ref.file.string());
-        json doc;
-        if (ref.kind != "map") doc = read_json(ref.file);
-        const fs::path photo_path = find_photo(m, ref.stem, ref.kind == "map" ? nullptr : &doc);
+        // A map comes with <stem>.segment.json or <stem>.depth.json (photo path, range).
+        fs::path doc_file = ref.file;
+        if (ref.kind == "map") {
+            doc_file = m.reference / (ref.stem + "." + std::string(task_name(card.task)) + ".json");
+        }
+        const json doc = fs::exists(doc_file) ? read_json(doc_file) : json();
+        const fs::path photo_path = find_photo(m, ref.stem, doc.is_object() ? &doc : nullptr);
         if (photo_path.empty()) {
             missing.push_back(ref.stem);
             continue;
@@ -222,6 +241,7 @@ TEST_P(Demos, MatchPyTorchReferences) {
             }
             ASSERT_GT(uni, 0u) << "both masks are empty";
             EXPECT_GE(double(inter) / double(uni), 0.95);
+            std::printf("[wgx] %s mask IoU %.5f\n", ref.stem.c_str(), double(inter) / double(uni));
         } else if (card.task == Task::depth) {
             Shape shape;
             std::vector<float> want = read_map(ref.file, shape);
@@ -232,6 +252,14 @@ TEST_P(Demos, MatchPyTorchReferences) {
                 den += double(want[i]) * want[i];
             }
             EXPECT_LE(std::sqrt(num / den), 1e-4);
+            std::printf("[wgx] %s depth rel L2 %.3g\n", ref.stem.c_str(), std::sqrt(num / den));
+            if (doc.is_object() && doc.contains("range")) {
+                // The colour map's range: numpy percentiles of the reference map.
+                const auto range = doc["range"].get<std::vector<double>>();
+                const double span = std::max(1e-12, std::abs(range.at(1) - range.at(0)));
+                EXPECT_NEAR(r.low, range.at(0), 1e-3 * span);
+                EXPECT_NEAR(r.high, range.at(1), 1e-3 * span);
+            }
         } else {
             ADD_FAILURE() << "a map reference for a " << task_name(card.task) << " model";
         }
@@ -246,7 +274,8 @@ TEST_P(Demos, MatchPyTorchReferences) {
 
 INSTANTIATE_TEST_SUITE_P(Models, Demos,
                          ::testing::Values("nanodet", "selfie", "efficientnet_lite0", "yolo26n",
-                                           "pydnet"));
+                                           "pydnet"),
+                         [](const auto& info) { return info.param; });
 
 // The README's first picture: the bundled detector on darknet's dog.jpg finds the dog and the
 // bicycle, whether or not a reference file exists yet.
