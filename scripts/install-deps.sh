@@ -11,6 +11,7 @@ packages=(
     flatbuffers-compiler libflatbuffers-dev            # .pte / VkGraph readers
     nlohmann-json3-dev libstb-dev libcli11-dev libfmt-dev
     libgtest-dev libgmock-dev libbenchmark-dev
+    darknet python3-skimage                            # real test photos for the demos (docs/PHOTOS.md)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -13,6 +13,7 @@ commands look models up here.
 
 REGISTRY: dict[str, str] = {
     "nanodet": "real_models.nanodet",
+    "efficientnet_lite0": "real_models.efficientnet_lite0",
     "selfie": "real_models.selfie",
     "yolo26n": "real_models.yolo26n",
     "pydnet": "real_models.pydnet",
