@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "io/npy.h"
 #include "wgx/wgx.h"
@@ -151,6 +152,9 @@ int run_demo(const GlobalOptions& global, Task task, const DemoOptions& opt,
         throw InvalidArgument("--raw-out and --dump-input write one file; they cannot be combined "
                               "with --frames.");
     }
+    // A photo that cannot be read fails before the device and the model are opened.
+    std::optional<vision::Image> single;
+    if (opt.frames.empty()) single = vision::load_image(opt.image);
     const fs::path card_path = find_model_card(task, opt.model);
     vision::ModelCard card = vision::load_model_card(card_path);
     if (card.task != task) {
@@ -173,7 +177,7 @@ int run_demo(const GlobalOptions& global, Task task, const DemoOptions& opt,
                seconds_since(t0) * 1e3);
 
     if (opt.frames.empty()) {
-        vision::Image photo = vision::load_image(opt.image);
+        const vision::Image& photo = *single;
         vision::FrameResult r = pipeline.run(photo);
         handle(pipeline.card(), opt.image, photo, r, opt.output);
         if (!opt.dump_input.empty()) {

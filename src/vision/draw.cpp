@@ -101,25 +101,62 @@ void draw_text(Image& image, int x, int y, const std::string& text, Rgb colour, 
     }
 }
 
+namespace {
+
+struct Rect {
+    int x0, y0, x1, y1;
+    bool overlaps(const Rect& o) const {
+        return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1;
+    }
+};
+
+}  // namespace
+
 void draw_detections(Image& image, const std::vector<Detection>& detections,
                      const ModelCard& card) {
     const int side = std::min(image.width, image.height);
     const int thickness = std::max(2, side / 200);
     const int scale = std::max(1, int(std::lround(side / 260.0)));
     const int pad = scale * 2;
+    // Place the tags best score first, each at the first spot that covers no tag placed before:
+    // above the box, inside its top edge, below its bottom edge (else above, overlapping).
+    std::vector<Rect> tags(detections.size());
+    std::vector<std::string> texts(detections.size());
+    std::vector<Rect> placed;
+    for (size_t i = 0; i < detections.size(); ++i) {
+        const Detection& d = detections[i];
+        texts[i] = fmt::format("{} {:.2f}", card.label(d.cls), d.score);
+        const auto [tw, th] = text_size(texts[i], scale);
+        const int w = tw + 2 * pad, h = th + pad;
+        const int x = std::clamp(int(std::floor(d.box.x1)), 0, std::max(0, image.width - w));
+        const int top = int(std::floor(d.box.y1)), bottom = int(std::ceil(d.box.y2));
+        std::vector<int> spots;
+        if (top - h >= 0) spots.push_back(top - h);
+        spots.push_back(std::clamp(top + thickness, 0, std::max(0, image.height - h)));
+        if (bottom + h <= image.height) spots.push_back(bottom);
+        Rect chosen{x, spots.front(), x + w, spots.front() + h};
+        for (int y : spots) {
+            Rect r{x, y, x + w, y + h};
+            if (std::none_of(placed.begin(), placed.end(),
+                             [&](const Rect& p) { return p.overlaps(r); })) {
+                chosen = r;
+                break;
+            }
+        }
+        tags[i] = chosen;
+        placed.push_back(chosen);
+    }
     // Lowest score first, so the most confident box and tag end up on top.
-    for (auto it = detections.rbegin(); it != detections.rend(); ++it) {
-        const Detection& d = *it;
-        const Rgb colour = class_colour(d.cls);
-        draw_box(image, d.box, colour, thickness);
-        const std::string tag = fmt::format("{} {:.2f}", card.label(d.cls), d.score);
-        const auto [tw, th] = text_size(tag, scale);
-        const int x = std::clamp(int(std::floor(d.box.x1)), 0, std::max(0, image.width - tw - 2 * pad));
-        int y = int(std::floor(d.box.y1)) - th - pad;
-        if (y < 0) y = int(std::floor(d.box.y1)) + thickness;  // no room above: inside the box
-        fill_rect(image, x, y, x + tw + 2 * pad, y + th + pad, colour);
+    for (size_t k = detections.size(); k-- > 0;) {
+        draw_box(image, detections[k].box, class_colour(detections[k].cls), thickness);
+    }
+    for (size_t k = detections.size(); k-- > 0;) {
+        const Rgb colour = class_colour(detections[k].cls);
+        const Rect& t = tags[k];
+        fill_rect(image, t.x0, t.y0, t.x1, t.y1, colour);
         const bool light = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 140;
-        draw_text(image, x + pad, y + pad, tag, light ? Rgb{0, 0, 0} : Rgb{255, 255, 255}, scale);
+        draw_text(image, t.x0 + pad, t.y0 + pad, texts[k], light ? Rgb{0, 0, 0} : Rgb{255, 255, 255},
+                  scale);
     }
 }
 

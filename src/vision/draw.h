@@ -27,8 +27,9 @@ void draw_box(Image& image, const Box& box, Rgb colour, int thickness);
 std::array<int, 2> text_size(const std::string& text, int scale);
 void draw_text(Image& image, int x, int y, const std::string& text, Rgb colour, int scale);
 
-// Every detection's box and a tag "<label> <score>" on a filled strip above it (inside the box
-// when it touches the top edge). Line width and text size grow with the photo.
+// Every detection's box and a tag "<label> <score>" on a filled strip above it (inside its top
+// edge or below it when that spot is taken by a better detection's tag or outside the photo).
+// Line width and text size grow with the photo.
 void draw_detections(Image& image, const std::vector<Detection>& detections,
                      const ModelCard& card);
 

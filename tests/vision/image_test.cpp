@@ -102,6 +102,25 @@ TEST(Drawing, TextCoversItsMeasuredBox) {
     EXPECT_EQ(outside, 0);
 }
 
+TEST(Drawing, TagsOfOverlappingDetectionsStayVisible) {
+    // Two detections with the same box: the weaker one's outline is hidden under the stronger
+    // one's, so its colour shows only if its tag was moved off the stronger one's tag.
+    ModelCard card;
+    card.labels = {"cat", "dog"};
+    Image img(200, 150, 3);
+    const Box box{50, 60, 150, 140};
+    draw_detections(img, {{0, 0.9, box}, {1, 0.8, box}}, card);
+    const Rgb weak = class_colour(1);
+    int weak_pixels = 0;
+    for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < img.width; ++x)
+            if (img.at(x, y)[0] == weak[0] && img.at(x, y)[1] == weak[1] &&
+                img.at(x, y)[2] == weak[2])
+                ++weak_pixels;
+    const auto [tw, th] = text_size("dog 0.80", 1);
+    EXPECT_GT(weak_pixels, tw * th / 2);
+}
+
 TEST(Drawing, ClassColoursDiffer) {
     EXPECT_NE(class_colour(0), class_colour(1));
     EXPECT_EQ(class_colour(16), class_colour(16));
