@@ -1,8 +1,8 @@
 // aten.bmm.default: out [B, M, N] = self [B, M, K] @ mat2 [B, K, N]. Args: [self, mat2, out].
-// float32, through record_matmul with batch strides (batch in the grid's z).
+// float32, through record_gemm with batch strides (batch in the grid's z).
 #include <fmt/format.h>
 
-#include "ops/matmul/matmul.h"
+#include "ops/matmul/gemm.h"
 #include "ops/registry.h"
 #include "ops/common/dims.h"
 
@@ -38,11 +38,16 @@ class Bmm final : public Op {
             args.fail(fmt::format("batch {} exceeds the device's {} workgroups per dimension.", B,
                                   rec.device().limits.max_workgroups_per_dimension));
         }
-        MatmulParams p{static_cast<uint32_t>(M), static_cast<uint32_t>(N),
-                       static_cast<uint32_t>(K), static_cast<uint32_t>(B),
-                       static_cast<uint32_t>(M * K), static_cast<uint32_t>(K * N),
-                       static_cast<uint32_t>(M * N), 0};
-        record_matmul(rec, name(), a, b, out, p);
+        GemmParams p{};
+        p.M = static_cast<uint32_t>(M);
+        p.N = static_cast<uint32_t>(N);
+        p.K = static_cast<uint32_t>(K);
+        p.batch = static_cast<uint32_t>(B);
+        p.a_batch_stride = static_cast<uint32_t>(M * K);
+        p.b_batch_stride = static_cast<uint32_t>(K * N);
+        p.c_batch_stride = static_cast<uint32_t>(M * N);
+        p.alpha = 1.f;
+        record_gemm(rec, name(), a, b, std::nullopt, out, p, false);
     }
 };
 

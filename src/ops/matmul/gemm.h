@@ -1,15 +1,20 @@
-// A GEMM with the epilogue linear and addmm need: C = alpha * A @ op(B) + beta * bias, with B
-// optionally read transposed and a broadcast bias. See gemm.wgsl.
+// The engine's one float32 GEMM, used by mm, bmm, matmul, addmm and linear (and usable by a 1x1
+// convolution: A = weight [C_out, C_in] shared across the batch, B = image [C_in, H*W]):
+//   C[z] = alpha * op(A[z]) @ op(B[z]) + beta * bias    for z < batch
+// See gemm.wgsl for the kernel and gemm_kernel.h for its tile variants.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
+#include "ops/matmul/gemm_kernel.h"
 #include "wgx/op.h"
 
 namespace wgx::ops {
 
+// Mirrors `struct Params` of gemm.wgsl.
 struct GemmParams {
     uint32_t M, N, K, batch;
     uint32_t a_batch_stride, b_batch_stride, c_batch_stride, bias_batch_stride;
@@ -17,11 +22,27 @@ struct GemmParams {
     float alpha, beta;
 };
 static_assert(sizeof(GemmParams) == 48);
+static_assert(offsetof(GemmParams, a_batch_stride) == 16);
 static_assert(offsetof(GemmParams, bias_row_stride) == 32);
 static_assert(offsetof(GemmParams, alpha) == 40);
 
-// Records c = alpha * a @ op(b) + beta * bias (float32). trans_b: b holds [N, K]. An absent
-// bias (or beta = 0, which PyTorch treats as "ignore the bias, NaN included") adds nothing.
+struct GemmCall {
+    Tensor a, b;                 // A [M, K] (trans_a: [K, M]), B [K, N] (trans_b: [N, K]), per batch
+    std::optional<Tensor> bias;  // absent, or beta = 0 (PyTorch then ignores it, NaN included)
+    Tensor c;                    // [M, N] per batch
+    GemmParams p{};
+    bool trans_a = false;
+    bool trans_b = false;
+    // A variant by name (tests and the micro-benchmark's sweep); empty: choose_gemm_variant.
+    std::string_view variant;
+};
+
+// Records one GEMM dispatch. Strides and sizes must describe elements inside the tensors (the
+// callers' checks); throws InvalidArgument when the grid exceeds the device's limits or the
+// named variant is unknown or does not fit the device.
+void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call);
+
+// The form addmm and linear use: c = alpha * a @ op(b) + beta * bias, trans_b: b holds [N, K].
 void record_gemm(Recorder& rec, std::string_view label, const Tensor& a, const Tensor& b,
                  const std::optional<Tensor>& bias, const Tensor& c, const GemmParams& p,
                  bool trans_b);

@@ -1,10 +1,26 @@
-// C[b] = alpha * A[b] @ op(B[b]) + beta * bias, for row-major A [M, K] and B [K, N], or B
-// [N, K] read transposed (TRANS_B: a linear layer's weight, no materialised transpose). The
-// bias is read at bias_batch_stride * b + bias_row_stride * r + bias_col_stride * c, so any
-// operand broadcastable to [M, N] works (strides 0 where it broadcasts). Batch in workgroup z.
-// A workgroup of 8x8 invocations computes a 32x32 tile of C, each invocation a 4x4 block,
-// walking K in steps of 16 through workgroup memory; tile loads are coalesced along K for A
-// and transposed B, along N for plain B.
+// The one float32 GEMM of the engine (mm, bmm, matmul, addmm, linear; 1x1 convolution can use it):
+//   C[z] = alpha * op(A[z]) @ op(B[z]) + beta * bias,   z = workgroup_id.z (the batch)
+// op(A) is [M, K]: A stored [M, K], or [K, M] read transposed (TRANS_A). op(B) is [K, N]: B stored
+// [K, N], or [N, K] read transposed (a linear layer's weight, TRANS_B). The bias is read at
+// bias_batch_stride * z + bias_row_stride * r + bias_col_stride * c, so any operand
+// broadcastable to [M, N] works in place (stride 0 where it broadcasts).
+//
+// Tiling: a workgroup of WG_X x WG_Y invocations computes a BM x BN tile of C; each invocation
+// a TM x TN block of it in registers (BM = WG_Y * TM, BN = WG_X * TN). The invocation's rows are
+// TM / 4 groups of 4, spaced WG_Y * 4 apart, and its columns TN / 4 groups of 4, spaced WG_X * 4
+// apart, so neighbouring invocations read neighbouring vec4s of the workgroup tiles (no bank
+// conflicts) and write neighbouring vec4s of C (coalesced). K is walked BK at a time through
+// workgroup memory, both tiles stored k-major as vec4 ([k][m / 4] and [k][n / 4]); the global
+// loads of the next K step are issued into registers before the current step is computed, which
+// hides their latency behind the FMAs. Loads and stores are vec4 where the sizes allow (the
+// `Elem` aliases), else four bounds-checked scalars: any M, N, K works.
+//
+// This file is a template: gemm_kernel.cpp prepends one variant's constants (BM, BN, BK, WG_X,
+// WG_Y, HAS_BIAS) and element aliases (AElem, BElem, CElem) and replaces each `//@NAME` line
+// with straight-line code for that variant. The hot loop body is unrolled there rather than
+// written as WGSL loops because naga emits every loop as a bounded `loop` that downstream
+// compilers do not reliably unroll; an accumulator array indexed inside such a loop would then
+// live in memory instead of registers.
 struct Params {
     M: u32,
     N: u32,
@@ -20,94 +36,72 @@ struct Params {
     beta: f32,
 }
 
-@group(0) @binding(0) var<storage, read> A: array<f32>;
-@group(0) @binding(1) var<storage, read> B: array<f32>;
+@group(0) @binding(0) var<storage, read> A: array<AElem>;
+@group(0) @binding(1) var<storage, read> B: array<BElem>;
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
-@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+@group(0) @binding(3) var<storage, read_write> C: array<CElem>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-override TRANS_B: bool = false;
-override HAS_BIAS: bool = false;
+var<workgroup> tile_a: array<vec4<f32>, BK * BM / 4u>;  // [k][m / 4]
+var<workgroup> tile_b: array<vec4<f32>, BK * BN / 4u>;  // [k][n / 4]
 
-const TM = 32u;
-const TN = 32u;
-const TK = 16u;
+// Four elements of op(A) from batch offset `base`: rows m..m+3 at column k when A is read
+// transposed, else row m at columns k..k+3. Outside the matrix reads zero.
+fn fetch_a(base: u32, m: u32, k: u32) -> vec4<f32> {
+//@FETCH_A
+}
 
-var<workgroup> tile_a: array<array<f32, TK>, TM>;
-var<workgroup> tile_b: array<array<f32, TN>, TK>;
+// Four elements of op(B): row k at columns n..n+3, or (transposed) column n at rows k..k+3.
+fn fetch_b(base: u32, n: u32, k: u32) -> vec4<f32> {
+//@FETCH_B
+}
 
-@compute @workgroup_size(8, 8)
-fn main(@builtin(workgroup_id) wid: vec3<u32>,
-        @builtin(local_invocation_id) lid: vec3<u32>) {
-    let M = params.M;
-    let N = params.N;
-    let K = params.K;
-    let a0 = wid.z * params.a_batch_stride;
-    let b0 = wid.z * params.b_batch_stride;
-    let c0 = wid.z * params.c_batch_stride;
-    let row0 = wid.y * TM;
-    let col0 = wid.x * TN;
-    let tid = lid.y * 8u + lid.x;
-
-    var acc: array<array<f32, 4>, 4>;
-    for (var k0 = 0u; k0 < K; k0 += TK) {
-        // 512 elements per tile, 8 per invocation.
-        for (var e = 0u; e < 8u; e++) {
-            let idx = tid + e * 64u;
-            let r = idx / TK;
-            let c = idx % TK;
-            var va = 0.0;
-            if (row0 + r < M && k0 + c < K) {
-                va = A[a0 + (row0 + r) * K + k0 + c];
-            }
-            tile_a[r][c] = va;
-            if (TRANS_B) {
-                // idx walks B's rows (output columns) with k fastest.
-                let n = idx / TK;
-                let k = idx % TK;
-                var vb = 0.0;
-                if (col0 + n < N && k0 + k < K) {
-                    vb = B[b0 + (col0 + n) * K + k0 + k];
-                }
-                tile_b[k][n] = vb;
-            } else {
-                let rb = idx / TN;
-                let cb = idx % TN;
-                var vb = 0.0;
-                if (k0 + rb < K && col0 + cb < N) {
-                    vb = B[b0 + (k0 + rb) * N + col0 + cb];
-                }
-                tile_b[rb][cb] = vb;
-            }
-        }
-        workgroupBarrier();
-        for (var kk = 0u; kk < TK; kk++) {
-            var av: array<f32, 4>;
-            var bv: array<f32, 4>;
-            for (var i = 0u; i < 4u; i++) {
-                av[i] = tile_a[lid.y * 4u + i][kk];
-                bv[i] = tile_b[kk][lid.x * 4u + i];
-            }
-            for (var i = 0u; i < 4u; i++) {
-                for (var j = 0u; j < 4u; j++) {
-                    acc[i][j] = fma(av[i], bv[j], acc[i][j]);
-                }
-            }
-        }
-        workgroupBarrier();
+// Writes C[z] row r, columns c..c+3 (those inside the matrix) with the epilogue applied.
+fn store_c(base: u32, z: u32, r: u32, c: u32, acc: vec4<f32>) {
+    if (r >= params.M) {
+        return;
     }
-    for (var i = 0u; i < 4u; i++) {
-        let r = row0 + lid.y * 4u + i;
+    var v = params.alpha * acc;
+    if (HAS_BIAS) {
+        let row = z * params.bias_batch_stride + r * params.bias_row_stride;
         for (var j = 0u; j < 4u; j++) {
-            let c = col0 + lid.x * 4u + j;
-            if (r < M && c < N) {
-                var v = params.alpha * acc[i][j];
-                if (HAS_BIAS) {
-                    v += params.beta * bias[wid.z * params.bias_batch_stride +
-                                            r * params.bias_row_stride + c * params.bias_col_stride];
-                }
-                C[c0 + r * N + c] = v;
+            if (c + j < params.N) {
+                v[j] += params.beta * bias[row + (c + j) * params.bias_col_stride];
             }
         }
     }
+//@STORE_C
+}
+
+@compute @workgroup_size(WG_X, WG_Y)
+fn main(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(local_invocation_index) tid: u32) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let m0 = wid.y * BM;
+    let n0 = wid.x * BN;
+    let a_base = wid.z * params.a_batch_stride;
+    let b_base = wid.z * params.b_batch_stride;
+    let c_base = wid.z * params.c_batch_stride;
+
+    // Accumulators and the registers that carry the next K step's tile loads.
+//@DECLARE
+
+    // The first K step's loads.
+    var k0 = 0u;
+//@PREFETCH
+    let steps = (params.K + BK - 1u) / BK;
+    for (var step = 0u; step < steps; step++) {
+//@STORE_TILES
+        workgroupBarrier();
+        k0 += BK;
+        if (step + 1u < steps) {
+//@PREFETCH
+        }
+//@COMPUTE
+        workgroupBarrier();
+    }
+
+//@EPILOGUE
 }

@@ -1,12 +1,12 @@
 // aten.matmul.default: torch.matmul's rules for float32 operands of any rank: 1-D x 1-D is a
 // dot product, a 1-D operand gains (and loses) a unit dim, and leading (batch) dims broadcast.
-// Args: [self, other, out]. Batches run through record_matmul's batch strides, so the batch
+// Args: [self, other, out]. Batches run through record_gemm's batch strides, so the batch
 // dims must be equal or one side's must all be 1 (a shared operand); other mixes of broadcast
-// batch dims are rejected. (File name: matmul.cpp holds the shared GEMM.)
+// batch dims are rejected.
 #include <fmt/format.h>
 
 #include "ops/common/broadcast.h"
-#include "ops/matmul/matmul.h"
+#include "ops/matmul/gemm.h"
 #include "ops/registry.h"
 #include "ops/common/dims.h"
 
@@ -56,7 +56,8 @@ class Matmul final : public Op {
 
         int64_t count = product(*batch);
         int64_t na = product(batch_a), nb = product(batch_b);
-        MatmulParams p{};
+        GemmParams p{};
+        p.alpha = 1.f;
         p.K = static_cast<uint32_t>(K);
         p.N = static_cast<uint32_t>(N);
         if (nb == 1) {
@@ -83,7 +84,7 @@ class Matmul final : public Op {
             p.b_batch_stride = static_cast<uint32_t>(K * N);
             p.c_batch_stride = static_cast<uint32_t>(M * N);
         }
-        record_matmul(rec, name(), a, b, out, p);
+        record_gemm(rec, name(), a, b, std::nullopt, out, p, false);
     }
 };
 

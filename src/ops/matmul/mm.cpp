@@ -1,7 +1,7 @@
 // aten.mm.default: out [M, N] = self [M, K] @ mat2 [K, N]. Args: [self, mat2, out].
 #include <fmt/format.h>
 
-#include "ops/matmul/matmul.h"
+#include "ops/matmul/gemm.h"
 #include "ops/registry.h"
 
 namespace wgx::ops {
@@ -35,9 +35,13 @@ class Mm final : public Op {
             args.fail(fmt::format("out has shape {}, expected [{}, {}].", shape_string(out.shape()),
                                   M, N));
         }
-        MatmulParams p{static_cast<uint32_t>(M), static_cast<uint32_t>(N),
-                       static_cast<uint32_t>(K), 1, 0, 0, 0, 0};
-        record_matmul(rec, name(), a, b, out, p);
+        GemmParams p{};
+        p.M = static_cast<uint32_t>(M);
+        p.N = static_cast<uint32_t>(N);
+        p.K = static_cast<uint32_t>(K);
+        p.batch = 1;
+        p.alpha = 1.f;
+        record_gemm(rec, name(), a, b, std::nullopt, out, p, false);
     }
 };
 

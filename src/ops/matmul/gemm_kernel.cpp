@@ -1,0 +1,289 @@
+#include "ops/matmul/gemm_kernel.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <stdexcept>
+
+#include "ops/matmul/gemm.wgsl.h"
+
+namespace wgx::ops {
+namespace {
+
+// {name, wg_x, wg_y, tm, tn, bk}. 8x8 outputs per invocation (64 accumulators) is the largest
+// block that stays in registers with room for occupancy on current GPUs; 4x4 blocks and 64-wide
+// workgroups serve small problems and devices with small workgroup limits.
+constexpr std::array<GemmVariant, 10> kVariants{{
+    {"128x128/k8/8x8", 16, 16, 8, 8, 8},
+    {"128x128/k16/8x8", 16, 16, 8, 8, 16},
+    {"64x256/k8/8x8", 32, 8, 8, 8, 8},
+    {"256x64/k8/8x8", 8, 32, 8, 8, 8},
+    {"128x64/k16/8x4", 16, 16, 8, 4, 16},
+    {"64x128/k16/4x8", 16, 16, 4, 8, 16},
+    {"64x64/k16/8x8", 8, 8, 8, 8, 16},
+    {"64x64/k16/4x4", 16, 16, 4, 4, 16},
+    {"32x64/k16/4x8", 8, 8, 4, 8, 16},
+    {"32x32/k16/4x4", 8, 8, 4, 4, 16},
+}};
+
+// Defaults, largest first: the first that gives at least kFillWorkgroups workgroups is used.
+// 256 is about two workgroups per compute unit on the largest GPUs (132 SMs on an H200), the
+// point below which a larger tile leaves units idle; the sweep of the micro-benchmark is how
+// this table is checked on a device.
+constexpr std::array<std::string_view, 3> kDefaultLadder{"128x128/k8/8x8", "64x64/k16/4x4",
+                                                         "32x32/k16/4x4"};
+constexpr uint64_t kFillWorkgroups = 256;
+
+const char* const kLanes[4] = {"x", "y", "z", "w"};
+
+// One operand's tile traffic. `along_k`: the four elements of a load are consecutive in K (A
+// stored [M, K], B stored [N, K]); else consecutive in M or N (A stored [K, M], B [K, N]).
+struct Operand {
+    char name;            // 'a' or 'b'
+    const char* buffer;   // "A" / "B"
+    const char* extent;   // "params.M" / "params.N"
+    const char* origin;   // "m0" / "n0"
+    const char* base;     // "a_base" / "b_base"
+    uint32_t tile;        // BM / BN
+    bool along_k;
+    bool vec;
+};
+
+// fetch_a / fetch_b: four elements from index `i` (m or n) and `k`, zero outside the matrix.
+std::string fetch_body(const Operand& o) {
+    const char* i = o.name == 'a' ? "m" : "n";
+    if (o.vec) {
+        if (o.along_k) {
+            return fmt::format(
+                "    if ({i} < {E} && k < params.K) {{\n"
+                "        return {B}[(base + {i} * params.K + k) / 4u];\n"
+                "    }}\n"
+                "    return vec4<f32>(0.0);\n",
+                fmt::arg("i", i), fmt::arg("E", o.extent), fmt::arg("B", o.buffer));
+        }
+        return fmt::format(
+            "    if (k < params.K && {i} < {E}) {{\n"
+            "        return {B}[(base + k * {E} + {i}) / 4u];\n"
+            "    }}\n"
+            "    return vec4<f32>(0.0);\n",
+            fmt::arg("i", i), fmt::arg("E", o.extent), fmt::arg("B", o.buffer));
+    }
+    std::string s = "    var v = vec4<f32>(0.0);\n";
+    if (o.along_k) {
+        s += fmt::format("    if ({} < {}) {{\n        let at = base + {} * params.K + k;\n", i,
+                         o.extent, i);
+        for (int j = 0; j < 4; ++j) {
+            s += fmt::format("        if (k + {}u < params.K) {{ v.{} = {}[at + {}u]; }}\n", j,
+                             kLanes[j], o.buffer, j);
+        }
+    } else {
+        s += fmt::format("    if (k < params.K) {{\n        let at = base + k * {} + {};\n",
+                         o.extent, i);
+        for (int j = 0; j < 4; ++j) {
+            s += fmt::format("        if ({} + {}u < {}) {{ v.{} = {}[at + {}u]; }}\n", i, j,
+                             o.extent, kLanes[j], o.buffer, j);
+        }
+    }
+    s += "    }\n    return v;\n";
+    return s;
+}
+
+uint32_t slots(const GemmVariant& v, const Operand& o) {
+    return o.tile * v.bk / 4;  // vec4 loads per K step
+}
+
+// Loads this invocation's share of the K step at k0 into registers p<name><s>.
+std::string prefetch(const GemmVariant& v, const Operand& o, const char* indent) {
+    const uint32_t threads = v.invocations();
+    const uint32_t total = slots(v, o);
+    std::string s;
+    for (uint32_t first = 0, n = 0; first < total; first += threads, ++n) {
+        bool guard = first + threads > total;
+        std::string coords;
+        if (o.along_k) {
+            coords = fmt::format("{} + g / {}u, k0 + (g % {}u) * 4u", o.origin, v.bk / 4,
+                                 v.bk / 4);
+        } else {
+            coords = fmt::format("{} + (g % {}u) * 4u, k0 + g / {}u", o.origin, o.tile / 4,
+                                 o.tile / 4);
+        }
+        s += fmt::format("{}{{\n{}    let g = tid + {}u;\n", indent, indent, first);
+        std::string load = fmt::format("p{}{} = fetch_{}({}, {});", o.name, n, o.name, o.base,
+                                       coords);
+        if (guard) {
+            s += fmt::format("{}    if (g < {}u) {{ {} }}\n", indent, total, load);
+        } else {
+            s += fmt::format("{}    {}\n", indent, load);
+        }
+        s += fmt::format("{}}}\n", indent);
+    }
+    return s;
+}
+
+// Stores the registers of the last prefetch into tile_<name> ([k][i / 4] as vec4).
+std::string store_tile(const GemmVariant& v, const Operand& o, const char* indent) {
+    const uint32_t threads = v.invocations();
+    const uint32_t total = slots(v, o);
+    const uint32_t q = o.tile / 4;
+    std::string s;
+    for (uint32_t first = 0, n = 0; first < total; first += threads, ++n) {
+        bool guard = first + threads > total;
+        std::string body;
+        std::string in = std::string(indent) + (guard ? "        " : "    ");
+        if (o.along_k) {
+            // Four k of one row: a column of the k-major tile, one lane each.
+            body += fmt::format("{}let i = g / {}u;\n{}let kq = (g % {}u) * 4u;\n", in, v.bk / 4,
+                                in, v.bk / 4);
+            for (int j = 0; j < 4; ++j) {
+                body += fmt::format("{}tile_{}[(kq + {}u) * {}u + i / 4u][i % 4u] = p{}{}.{};\n",
+                                    in, o.name, j, q, o.name, n, kLanes[j]);
+            }
+        } else {
+            body += fmt::format("{}tile_{}[(g / {}u) * {}u + g % {}u] = p{}{};\n", in, o.name, q,
+                                q, q, o.name, n);
+        }
+        s += fmt::format("{}{{\n{}    let g = tid + {}u;\n", indent, indent, first);
+        if (guard) {
+            s += fmt::format("{}    if (g < {}u) {{\n{}{}    }}\n", indent, total, body, indent);
+        } else {
+            s += body;
+        }
+        s += fmt::format("{}}}\n", indent);
+    }
+    return s;
+}
+
+void replace_marker(std::string& text, std::string_view marker, const std::string& code) {
+    const std::string line = fmt::format("//@{}\n", marker);
+    size_t count = 0;
+    for (size_t at = text.find(line); at != std::string::npos; at = text.find(line, at)) {
+        text.replace(at, line.size(), code);
+        at += code.size();
+        ++count;
+    }
+    if (count == 0) throw std::logic_error(fmt::format("gemm.wgsl has no //@{} line", marker));
+}
+
+}  // namespace
+
+std::span<const GemmVariant> gemm_variants() { return kVariants; }
+
+const GemmVariant* find_gemm_variant(std::string_view name) {
+    for (const GemmVariant& v : kVariants) {
+        if (v.name == name) return &v;
+    }
+    return nullptr;
+}
+
+bool gemm_variant_fits(const GemmVariant& v, const DeviceLimits& limits) {
+    return v.invocations() <= limits.max_workgroup_invocations &&
+           v.wg_x <= limits.max_workgroup_size_x && v.wg_y <= limits.max_workgroup_size_y &&
+           v.workgroup_bytes() <= limits.max_workgroup_storage_bytes;
+}
+
+const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uint64_t N,
+                                       uint64_t batch) {
+    const GemmVariant* chosen = nullptr;
+    for (std::string_view name : kDefaultLadder) {
+        const GemmVariant& v = *find_gemm_variant(name);
+        if (!gemm_variant_fits(v, device.limits)) continue;
+        chosen = &v;
+        uint64_t groups = (M + v.bm() - 1) / v.bm() * ((N + v.bn() - 1) / v.bn()) * batch;
+        if (groups >= kFillWorkgroups) return v;
+    }
+    if (chosen) return *chosen;
+    // Tiny workgroup limits: the smallest variant that fits, else the smallest of all (its
+    // pipeline creation then reports the limit).
+    for (auto it = kVariants.rbegin(); it != kVariants.rend(); ++it) {
+        if (gemm_variant_fits(*it, device.limits)) return *it;
+    }
+    return kVariants.back();
+}
+
+std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
+    const Operand a{'a', "A", "params.M", "m0", "a_base", v.bm(), !f.trans_a, f.vec_a};
+    const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b};
+    const char* vec4 = "vec4<f32>";
+    std::string text = fmt::format(
+        "// Variant {} ({}{}{}{}{}{})\n"
+        "const BM = {}u;\nconst BN = {}u;\nconst BK = {}u;\nconst WG_X = {}u;\nconst WG_Y = {}u;\n"
+        "const HAS_BIAS = {};\n"
+        "alias AElem = {};\nalias BElem = {};\nalias CElem = {};\n\n",
+        v.name, f.trans_a ? "A^T" : "A", f.trans_b ? " B^T" : " B", f.vec_a ? " vec_a" : "",
+        f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "", f.has_bias ? " bias" : "", v.bm(),
+        v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias, f.vec_a ? vec4 : "f32",
+        f.vec_b ? vec4 : "f32", f.vec_c ? vec4 : "f32");
+    text += wgsl::ops_matmul_gemm;
+
+    replace_marker(text, "FETCH_A", fetch_body(a));
+    replace_marker(text, "FETCH_B", fetch_body(b));
+
+    if (f.vec_c) {
+        replace_marker(text, "STORE_C",
+                       "    if (c < params.N) {\n"
+                       "        C[(base + r * params.N + c) / 4u] = v;\n"
+                       "    }\n");
+    } else {
+        std::string s = "    let at = base + r * params.N + c;\n";
+        for (int j = 0; j < 4; ++j) {
+            s += fmt::format("    if (c + {}u < params.N) {{ C[at + {}u] = v.{}; }}\n", j, j,
+                             kLanes[j]);
+        }
+        replace_marker(text, "STORE_C", s);
+    }
+
+    // Accumulators acc<row>_<column group>, prefetch registers pa<n>, pb<n>.
+    const uint32_t groups_n = v.tn / 4;
+    std::string decl;
+    for (uint32_t i = 0; i < v.tm; ++i) {
+        for (uint32_t h = 0; h < groups_n; ++h) {
+            decl += fmt::format("    var acc{}_{} = vec4<f32>(0.0);\n", i, h);
+        }
+    }
+    for (const Operand* o : {&a, &b}) {
+        for (uint32_t n = 0; n * v.invocations() < slots(v, *o); ++n) {
+            decl += fmt::format("    var p{}{} = vec4<f32>(0.0);\n", o->name, n);
+        }
+    }
+    replace_marker(text, "DECLARE", decl);
+    replace_marker(text, "PREFETCH", prefetch(v, a, "    ") + prefetch(v, b, "    "));
+    replace_marker(text, "STORE_TILES", store_tile(v, a, "        ") + store_tile(v, b, "        "));
+
+    // One block per k of the step: this invocation's TM / 4 vec4 of A (row groups spaced WG_Y
+    // apart in the tile) and TN / 4 vec4 of B, then TM x TN / 4 vec4 FMAs.
+    std::string compute;
+    for (uint32_t kk = 0; kk < v.bk; ++kk) {
+        compute += "        {\n";
+        for (uint32_t g = 0; g < v.tm / 4; ++g) {
+            compute += fmt::format("            let a{} = tile_a[ty + {}u];\n", g,
+                                   kk * (v.bm() / 4) + g * v.wg_y);
+        }
+        for (uint32_t h = 0; h < groups_n; ++h) {
+            compute += fmt::format("            let b{} = tile_b[tx + {}u];\n", h,
+                                   kk * (v.bn() / 4) + h * v.wg_x);
+        }
+        for (uint32_t i = 0; i < v.tm; ++i) {
+            for (uint32_t h = 0; h < groups_n; ++h) {
+                compute += fmt::format(
+                    "            acc{0}_{1} = fma(vec4<f32>(a{2}.{3}), b{1}, acc{0}_{1});\n", i, h,
+                    i / 4, kLanes[i % 4]);
+            }
+        }
+        compute += "        }\n";
+    }
+    replace_marker(text, "COMPUTE", compute);
+
+    std::string epilogue;
+    for (uint32_t i = 0; i < v.tm; ++i) {
+        for (uint32_t h = 0; h < groups_n; ++h) {
+            epilogue += fmt::format(
+                "    store_c(c_base, wid.z, m0 + (ty + {}u) * 4u + {}u, n0 + (tx + {}u) * 4u, "
+                "acc{}_{});\n",
+                (i / 4) * v.wg_y, i % 4, h * v.wg_x, i, h);
+        }
+    }
+    replace_marker(text, "EPILOGUE", epilogue);
+    return text;
+}
+
+}  // namespace wgx::ops

@@ -1,0 +1,48 @@
+// Tile variants of the GEMM kernel (gemm.wgsl) and the WGSL text of each. A variant fixes the
+// workgroup shape, the outputs each invocation keeps in registers and the K step; the shape flags
+// (transposes, vec4 or scalar access per operand, bias) are chosen per call from the sizes.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "wgx/device.h"
+
+namespace wgx::ops {
+
+struct GemmVariant {
+    std::string_view name;  // "BMxBN/kBK/TMxTN", e.g. "128x128/k8/8x8"
+    uint32_t wg_x, wg_y;    // workgroup: wg_x invocations along N, wg_y along M
+    uint32_t tm, tn;        // outputs per invocation along M and N (multiples of 4)
+    uint32_t bk;            // K step through workgroup memory (a multiple of 4)
+
+    uint32_t bm() const { return wg_y * tm; }
+    uint32_t bn() const { return wg_x * tn; }
+    uint32_t invocations() const { return wg_x * wg_y; }
+    uint32_t workgroup_bytes() const { return (bm() + bn()) * bk * 4; }
+};
+
+// Every variant, largest tiles first.
+std::span<const GemmVariant> gemm_variants();
+// nullptr when no variant has that name.
+const GemmVariant* find_gemm_variant(std::string_view name);
+// Whether the device's workgroup limits allow the variant.
+bool gemm_variant_fits(const GemmVariant& v, const DeviceLimits& limits);
+// The default for a problem: the largest tile that still gives the device enough workgroups to
+// fill it (see gemm_kernel.cpp), among those that fit.
+const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uint64_t N,
+                                       uint64_t batch);
+
+// What, besides the variant, changes the kernel's text.
+struct GemmShapeFlags {
+    bool trans_a = false, trans_b = false;
+    bool vec_a = false, vec_b = false, vec_c = false;  // vec4 access (sizes allow it)
+    bool has_bias = false;
+};
+
+// The complete WGSL of one kernel (gemm.wgsl with the variant's code filled in).
+std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f);
+
+}  // namespace wgx::ops

@@ -1,0 +1,239 @@
+// The GEMM kernel family (src/ops/matmul/gemm*) against a float64 reference, through every tile
+// variant that fits the device: all four transpose combinations, sizes that take the vec4 paths
+// and sizes that take the scalar ones (odd and prime: partial tiles in M, N and K), batches with
+// a shared operand, every bias broadcast, alpha and beta; plus large odd shapes and the default
+// variant choice. Tolerance: max_rel_error <= 1e-5 (float32 fma accumulation; an indexing or
+// tiling error is of the order of the values themselves).
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "ops/matmul/gemm.h"
+#include "test_util.h"
+
+namespace wgx::test {
+namespace {
+
+using ops::GemmCall;
+using ops::GemmParams;
+using ops::GemmVariant;
+
+// Records one prepared GemmCall; the tensors in the args are only there to satisfy the contract.
+class GemmOp final : public Op {
+  public:
+    explicit GemmOp(GemmCall call) : call_(std::move(call)) {}
+    std::string_view name() const override { return "test.gemm"; }
+    void record(Recorder& rec, const Args&) const override { ops::record_gemm(rec, name(), call_); }
+
+  private:
+    GemmCall call_;
+};
+
+struct Problem {
+    int64_t batch, M, K, N;
+    bool trans_a, trans_b;
+    bool shared_a;       // A shared by every batch (a 1x1 convolution's weight)
+    int bias;            // 0: none, 1: per-column [N], 2: full [batch, M, N], 3: per-row [M, 1]
+    float alpha = 1.f, beta = 1.f;
+};
+
+std::string describe(const Problem& p) {
+    return fmt::format("{}x[{}x{}x{}]{}{}{} bias{} alpha {} beta {}", p.batch, p.M, p.K, p.N,
+                       p.trans_a ? " A^T" : "", p.trans_b ? " B^T" : "",
+                       p.shared_a ? " shared A" : "", p.bias, p.alpha, p.beta);
+}
+
+// Runs `p` through `variant` ("" = the default choice) and returns max_rel_error vs float64.
+double run(const Problem& p, std::string_view variant, uint32_t seed) {
+    const int64_t a_count = (p.shared_a ? 1 : p.batch) * p.M * p.K;
+    const int64_t b_count = p.batch * p.K * p.N;
+    auto a = random_floats(a_count, seed);
+    auto b = random_floats(b_count, seed + 1);
+    Shape bias_shape;
+    int64_t bias_batch = 0, bias_row = 0, bias_col = 0;
+    if (p.bias == 1) bias_shape = {p.N}, bias_col = 1;
+    if (p.bias == 2) bias_shape = {p.batch, p.M, p.N}, bias_batch = p.M * p.N, bias_row = p.N,
+                     bias_col = 1;
+    if (p.bias == 3) bias_shape = {p.M, 1}, bias_row = 1;
+    std::vector<float> bias = p.bias ? random_floats(numel(bias_shape), seed + 2) : std::vector<float>{};
+
+    GemmParams gp{};
+    gp.M = uint32_t(p.M), gp.N = uint32_t(p.N), gp.K = uint32_t(p.K), gp.batch = uint32_t(p.batch);
+    gp.a_batch_stride = p.shared_a ? 0 : uint32_t(p.M * p.K);
+    gp.b_batch_stride = uint32_t(p.K * p.N);
+    gp.c_batch_stride = uint32_t(p.M * p.N);
+    gp.bias_batch_stride = uint32_t(bias_batch);
+    gp.bias_row_stride = uint32_t(bias_row);
+    gp.bias_col_stride = uint32_t(bias_col);
+    gp.alpha = p.alpha;
+    gp.beta = p.beta;
+
+    GemmCall call;
+    call.a = ctx().tensor(DType::f32, {a_count}).set_data(a);
+    call.b = ctx().tensor(DType::f32, {b_count}).set_data(b);
+    if (p.bias) call.bias = ctx().tensor(DType::f32, bias_shape).set_data(bias);
+    call.c = ctx().tensor(DType::f32, {p.batch, p.M, p.N});
+    poison(call.c);
+    call.p = gp;
+    call.trans_a = p.trans_a;
+    call.trans_b = p.trans_b;
+    call.variant = variant;
+    ctx().reset();
+    ctx().record(GemmOp(call), {call.c});
+    ctx().submit();
+
+    std::vector<double> want(p.batch * p.M * p.N);
+    for (int64_t z = 0; z < p.batch; ++z) {
+        const float* az = a.data() + gp.a_batch_stride * z;
+        const float* bz = b.data() + gp.b_batch_stride * z;
+        for (int64_t r = 0; r < p.M; ++r) {
+            for (int64_t c = 0; c < p.N; ++c) {
+                double s = 0;
+                for (int64_t k = 0; k < p.K; ++k) {
+                    double x = p.trans_a ? az[k * p.M + r] : az[r * p.K + k];
+                    double y = p.trans_b ? bz[c * p.K + k] : bz[k * p.N + c];
+                    s += x * y;
+                }
+                s *= p.alpha;
+                if (p.bias) s += double(p.beta) * bias[z * bias_batch + r * bias_row + c * bias_col];
+                want[(z * p.M + r) * p.N + c] = s;
+            }
+        }
+    }
+    double err = max_rel_error(call.c.get_data<float>(), want);
+    ctx().reset();
+    return err;
+}
+
+std::vector<const GemmVariant*> fitting_variants() {
+    std::vector<const GemmVariant*> out;
+    for (const GemmVariant& v : ops::gemm_variants()) {
+        if (ops::gemm_variant_fits(v, ctx().device_info().limits)) out.push_back(&v);
+    }
+    return out;
+}
+
+class GemmVariants : public ::testing::TestWithParam<std::string_view> {};
+
+TEST_P(GemmVariants, MatchesFloat64EveryLayout) {
+    const GemmVariant* v = ops::find_gemm_variant(GetParam());
+    ASSERT_NE(v, nullptr);
+    if (!ops::gemm_variant_fits(*v, ctx().device_info().limits)) {
+        GTEST_SKIP() << v->name << " does not fit this device's workgroup limits";
+    }
+    // Sizes: one more than a tile in M and N, K over several steps plus a partial one. The odd
+    // set takes every scalar path, the multiple-of-4 set every vec4 path.
+    const int64_t M1 = v->bm() + 5, N1 = v->bn() + 3;  // odd: partial tiles, scalar access
+    const int64_t M4 = v->bm() + 4, N4 = v->bn() + 4;  // multiples of 4: vec4 access
+    uint32_t seed = 100;
+    for (bool ta : {false, true}) {
+        for (bool tb : {false, true}) {
+            std::vector<Problem> problems = {
+                {2, M1, 2 * v->bk + 3, N1, ta, tb, false, 2, 1.5f, -0.5f},
+                {2, M4, 3 * v->bk + 4, N4, ta, tb, true, 1, 1.f, 1.f},
+                {1, 7, 13, 11, ta, tb, false, 3, 0.5f, 2.f},
+                {3, 1, 4, 1, ta, tb, false, 0},
+            };
+            for (const Problem& p : problems) {
+                EXPECT_LE(run(p, v->name, seed++), 1e-5) << v->name << " " << describe(p);
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GemmVariants,
+                         ::testing::ValuesIn([] {
+                             std::vector<std::string_view> names;
+                             for (const auto& v : ops::gemm_variants()) names.push_back(v.name);
+                             return names;
+                         }()),
+                         [](const ::testing::TestParamInfo<std::string_view>& info) {
+                             std::string s(info.param);
+                             for (char& c : s) {
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             }
+                             return s;
+                         });
+
+// Large prime-sized problems through the default choice and the largest variant: many K steps,
+// many workgroups, partial tiles everywhere.
+TEST(GemmKernel, LargeOddShapes) {
+    std::vector<Problem> problems = {
+        {1, 1021, 523, 509, false, true, false, 1},
+        {1, 509, 1031, 257, false, false, false, 0},
+        {2, 263, 131, 521, true, false, true, 2, 0.75f, 1.25f},
+    };
+    uint32_t seed = 900;
+    for (const Problem& p : problems) {
+        EXPECT_LE(run(p, "", seed++), 1e-5) << "default " << describe(p);
+    }
+    auto fits = fitting_variants();
+    ASSERT_FALSE(fits.empty());
+    EXPECT_LE(run(problems[0], fits.front()->name, seed++), 1e-5)
+        << fits.front()->name << " " << describe(problems[0]);
+}
+
+// beta = 0 ignores the bias, NaN included (PyTorch's addmm rule the epilogue follows).
+TEST(GemmKernel, BetaZeroIgnoresNanBias) {
+    GemmCall call;
+    const int64_t M = 5, K = 8, N = 6;
+    auto a = random_floats(M * K, 1), b = random_floats(K * N, 2);
+    call.a = ctx().tensor(DType::f32, {M, K}).set_data(a);
+    call.b = ctx().tensor(DType::f32, {K, N}).set_data(b);
+    Tensor nan_bias = ctx().tensor(DType::f32, {N});
+    poison(nan_bias);
+    call.bias = nan_bias;
+    call.c = ctx().tensor(DType::f32, {M, N});
+    poison(call.c);
+    call.p = GemmParams{uint32_t(M), uint32_t(N), uint32_t(K), 1, 0, 0, 0, 0, 0, 1, 1.f, 0.f};
+    ctx().reset();
+    ctx().record(GemmOp(call), {call.c});
+    ctx().submit();
+    std::vector<double> want(M * N, 0.0);
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t k = 0; k < K; ++k)
+            for (int64_t j = 0; j < N; ++j) want[i * N + j] += double(a[i * K + k]) * b[k * N + j];
+    EXPECT_LE(max_rel_error(call.c.get_data<float>(), want), 1e-5);
+    ctx().reset();
+}
+
+TEST(GemmKernel, UnknownOrOversizedVariantIsAnError) {
+    GemmCall call;
+    call.a = ctx().tensor(DType::f32, {4});
+    call.b = ctx().tensor(DType::f32, {4});
+    call.c = ctx().tensor(DType::f32, {4});
+    call.p = GemmParams{2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 1.f, 0.f};
+    call.variant = "7x7/k3/1x1";
+    ctx().reset();
+    try {
+        ctx().record(GemmOp(call), {call.c});
+        FAIL() << "expected an error";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("7x7/k3/1x1"), std::string::npos) << e.what();
+    }
+    // A grid beyond the per-dimension limit is refused at record time, naming the sizes.
+    call.variant = "";
+    call.p.batch = ctx().device_info().limits.max_workgroups_per_dimension + 1;
+    try {
+        ctx().record(GemmOp(call), {call.c});
+        FAIL() << "expected an error";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("workgroups"), std::string::npos) << e.what();
+    }
+    ctx().reset();
+}
+
+// The default choice follows the problem size: big problems get the largest tile that fits,
+// small ones a tile small enough to give many workgroups.
+TEST(GemmKernel, DefaultChoiceScalesWithTheProblem) {
+    const DeviceInfo& d = ctx().device_info();
+    const GemmVariant& big = ops::choose_gemm_variant(d, 4096, 4096, 1);
+    const GemmVariant& small = ops::choose_gemm_variant(d, 64, 64, 1);
+    EXPECT_TRUE(ops::gemm_variant_fits(big, d.limits));
+    EXPECT_TRUE(ops::gemm_variant_fits(small, d.limits));
+    EXPECT_GE(big.bm() * big.bn(), small.bm() * small.bn());
+    EXPECT_LE(small.bm() * small.bn(), 32u * 32u);
+}
+
+}  // namespace
+}  // namespace wgx::test
