@@ -33,7 +33,14 @@ import tempfile
 from typing import Any, Dict, List, Optional
 
 from executorch.exir._serialize._flatbuffer import _flatc_decompile
-from executorch.exir._serialize._flatbuffer_program import _flatbuffer_to_program
+try:
+    from executorch.exir._serialize._flatbuffer_program import _flatbuffer_to_program
+except ImportError:  # executorch < 1.5 (e.g. 1.2, which matches the H200 machine's torch 2.11)
+    from executorch.exir._serialize._flatbuffer import _program_flatbuffer_to_json
+    from executorch.exir._serialize._program import _json_to_program
+
+    def _flatbuffer_to_program(data: bytes) -> "et_schema.Program":
+        return _json_to_program(_program_flatbuffer_to_json(data))
 from executorch.exir._serialize._program import _get_extended_header
 from executorch.exir import schema as et_schema
 

@@ -105,9 +105,11 @@ def main() -> int:
         if unknown:
             fail(2, f"not in {models / 'index.json'}: {', '.join(unknown)}")
         names = [n for n in names if n in args.only]
-    runner = args.build / "tests" / "programs" / "wgx_program_tests"
-    if not runner.is_file():
-        fail(2, f"{runner} not found: build first (make build)")
+    # A build folder, or a flat folder of packed binaries (scripts/pack-for-device.sh).
+    runner = next((p for p in (args.build / "tests" / "programs" / "wgx_program_tests",
+                               args.build / "wgx_program_tests") if p.is_file()), None)
+    if runner is None:
+        fail(2, f"no wgx_program_tests under {args.build}: build first (make build)")
 
     env = dict(os.environ, WGX_TESTS_DIR=str(models.parent))
     env.setdefault("XDG_RUNTIME_DIR", "/tmp")

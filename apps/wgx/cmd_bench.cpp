@@ -2,12 +2,17 @@
 //   GPU-resident: inputs already in GPU tensors, outputs left there; submit to completion.
 //   end-to-end:   upload the inputs, run, read the outputs back.
 //   encode:       CPU time of submit() alone (re-encoding the prepared dispatches).
+//   --profile:    GPU time per op from timestamps (bench_profile.h).
 #include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <random>
 
+#include "bench_profile.h"
 #include "commands.h"
 #include "wgx/wgx.h"
 
@@ -20,6 +25,9 @@ struct BenchOptions {
     int iters = 50;
     int warmup = 5;
     bool json = false;
+    bool profile = false;
+    int profile_runs = 10;
+    size_t top = 30;
 };
 
 struct Stats {
@@ -100,17 +108,25 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
     }
     Stats r = stats(resident), e = stats(end_to_end), enc = stats(encode);
     const auto& adapter = ctx.device_info().adapter;
+    std::optional<ProfileSummary> profile;
+    if (opt.profile) {
+        if (!ctx.device_info().features.timestamp_query) {
+            throw InvalidArgument(fmt::format("--profile needs GPU timestamps; {} does not offer the "
+                                              "timestamp-query feature.", adapter.name));
+        }
+        profile = profile_recording(ctx, opt.profile_runs);
+    }
     if (opt.json) {
         auto obj = [](const Stats& s) {
-            return fmt::format(R"({{"median_ms": {:.4f}, "p90_ms": {:.4f}, "min_ms": {:.4f}}})",
-                               s.median, s.p90, s.min);
+            return nlohmann::json{{"median_ms", s.median}, {"p90_ms", s.p90}, {"min_ms", s.min}};
         };
-        fmt::print(
-            R"({{"model": "{}", "adapter": "{}", "backend": "{}", "iters": {}, "load_ms": {:.3f}, )"
-            R"("prepare_ms": {:.3f}, "gpu_resident": {}, "end_to_end": {}, "encode": {}}})"
-            "\n",
-            opt.model, adapter.name, adapter.backend, opt.iters, load_ms, prepare_ms, obj(r),
-            obj(e), obj(enc));
+        nlohmann::json out = {{"model", opt.model},         {"adapter", adapter.name},
+                              {"backend", adapter.backend}, {"iters", opt.iters},
+                              {"load_ms", load_ms},         {"prepare_ms", prepare_ms},
+                              {"gpu_resident", obj(r)},     {"end_to_end", obj(e)},
+                              {"encode", obj(enc)}};
+        if (profile) out["profile"] = profile_json(*profile);
+        fmt::print("{}\n", out.dump());
         return 0;
     }
     fmt::print("model:   {}\ndevice:  {} ({})\n", opt.model, adapter.name, adapter.backend);
@@ -120,6 +136,7 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "GPU-resident", r.median, r.p90, r.min);
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "end-to-end", e.median, e.p90, e.min);
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "CPU encode", enc.median, enc.p90, enc.min);
+    if (profile) print_profile(*profile, r.median, opt.top);
     return 0;
 }
 
@@ -134,6 +151,11 @@ void add_bench_command(CLI::App& app, GlobalOptions& global, Action& action) {
     cmd->add_option("--warmup", opt.warmup, "Untimed runs first")->capture_default_str();
     cmd->add_option("--method", opt.method, "Method to run")->capture_default_str();
     cmd->add_flag("--json", opt.json, "One JSON object instead of the table");
+    cmd->add_flag("--profile", opt.profile,
+                  "GPU time per op from timestamps (inside the pass where the device allows)");
+    cmd->add_option("--profile-runs", opt.profile_runs, "Timed runs for --profile (median per dispatch)")
+        ->capture_default_str()->check(CLI::Range(1, 10000));
+    cmd->add_option("--top", opt.top, "Rows of the --profile table")->capture_default_str();
     cmd->callback([&global, &action] { action = [&global] { return bench(global, opt); }; });
 }
 

@@ -22,6 +22,8 @@ class Context {
   public:
     // Picks an adapter (see DeviceOptions), requests its real limits and the optional features
     // it offers, and creates the device.
+#include <string>
+#include <vector>
     static Context create(const DeviceOptions& options = {});
 
     const DeviceInfo& device_info() const;
@@ -35,6 +37,21 @@ class Context {
     // Validates and prepares one op call; args follow the op's schema, outputs last.
     Context& record(const Op& op, std::span<const Arg> args);
     Context& record(const Op& op, std::initializer_list<Arg> args);
+// One dispatch's GPU time, from Context::profile().
+struct DispatchTime {
+    std::string scope;   // what recorded it: "#12 aten.convolution.default" for a program's
+                         // op (its index in the program's chain), empty for direct records
+    std::string kernel;  // the kernel's label
+    double ms = 0;
+};
+
+struct Profile {
+    std::vector<DispatchTime> dispatches;  // in recorded order
+    // true: timestamps between the dispatches of one shared pass (the normal encoding);
+    // false: each dispatch timed in a pass of its own, so its time includes that pass's setup.
+    bool inside_passes = true;
+};
+
     // Prepares a program (pools allocated, constants uploaded, every op validated and its
     // pipeline and bind group made) and records it: copies from the caller's input tensors,
     // the ops, copies into the caller's output tensors. `io` holds the inputs then the outputs,
@@ -48,7 +65,12 @@ class Context {
     // between passes) and submits it. Submitting again replays the same work; nothing is
     // created again. No-op when nothing is recorded.
     void submit();
-    // Blocks until the submitted work is done; throws GpuError / DeviceLost on failure.
+    // Runs the recording once, like submit() + sync(), with GPU timestamps around every
+    // dispatch, and returns each dispatch's GPU time (see Profile). Needs the timestamp-query
+    // feature (device_info().features), else throws InvalidArgument.
+    Profile profile();
+    // Blocks until the submitted work is done (without spinning); throws GpuError / DeviceLost on
+    // failure. Tensor::get_data() waits by itself; sync() is for timing and for wrap()ped buffers.
     void sync();
     // Forgets the recording; tensors stay.
     void reset();

@@ -152,6 +152,13 @@ void Context::submit() {
     state_->set_last_submission(state_->recording().submit());
 }
 
+Profile Context::profile() {
+    state_->ensure_usable();
+    Profile profile;
+    profile.dispatches = state_->recording().profile(profile.inside_passes);
+    return profile;
+}
+
 void Context::sync() {
     state_->ensure_usable();
     state_->device().wait_for(state_->last_submission());

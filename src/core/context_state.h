@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpu/device.h"
+#include "gpu/encoder.h"
 #include "wgx/context.h"
 #include "wgx/op.h"
 #include "wgx/tensor.h"
@@ -66,6 +67,7 @@ struct DispatchCommand {
     std::shared_ptr<const Kernel::Impl> kernel;
     gpu::BindGroup group;
     Grid grid;
+    std::string scope;  // what recorded it (for profiles)
 };
 
 struct CopyCommand {
@@ -92,17 +94,24 @@ class RecordingState {
     size_t size() const { return commands_.size(); }
     // Encodes the commands into one command buffer and submits it.
     uint64_t submit();
+    // Runs the commands once with every dispatch timed; waits for the result.
+    std::vector<DispatchTime> profile(bool& inside_passes);
+    // Names what records the next dispatches (a program's op), for profiles; "" clears it.
+    void set_scope(std::string scope) { scope_ = std::move(scope); }
     void clear();
     // Drops commands recorded after the first `count` (undoes a failed recording).
     void truncate(size_t count);
 
   private:
+    void encode(gpu::Encoder& encoder) const;
+
     ContextState& ctx_;
     std::vector<Command> commands_;
     // Scratch buffers are held as buffers, not Tensors: a Tensor holds its context, and the
     // context holds this recording.
     std::vector<std::shared_ptr<BufferRef>> scratch_;
     UniformArena uniforms_;
+    std::string scope_;
 };
 
 class ContextState : public std::enable_shared_from_this<ContextState> {

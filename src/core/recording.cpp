@@ -73,6 +73,7 @@ void RecordingState::add_dispatch(const Kernel& kernel, std::span<const Binding>
     cmd.kernel = kernel.impl_ptr();
     cmd.group = ctx_.device().create_bind_group(label, cmd.kernel->pipeline.get(), entries);
     cmd.grid = grid;
+    cmd.scope = scope_;
     commands_.push_back(std::move(cmd));
 }
 
@@ -100,6 +101,27 @@ Tensor RecordingState::add_scratch(DType dtype, const Shape& shape) {
 
 uint64_t RecordingState::submit() {
     gpu::Encoder encoder(ctx_.device());
+    encode(encoder);
+    return encoder.submit();
+}
+
+std::vector<DispatchTime> RecordingState::profile(bool& inside_passes) {
+    gpu::Encoder encoder(ctx_.device(), gpu::Encoder::Timing::per_dispatch);
+    encode(encoder);
+    ctx_.set_last_submission(encoder.submit());
+    std::vector<double> ns = encoder.dispatch_times_ns();
+    inside_passes = encoder.timed_inside_passes();
+    std::vector<DispatchTime> times;
+    size_t i = 0;
+    for (const Command& c : commands_) {
+        if (const auto* d = std::get_if<DispatchCommand>(&c)) {
+            times.push_back({d->scope, d->kernel->label, ns.at(i++) * 1e-6});
+        }
+    }
+    return times;
+}
+
+void RecordingState::encode(gpu::Encoder& encoder) const {
     for (const Command& c : commands_) {
         if (const auto* d = std::get_if<DispatchCommand>(&c)) {
             encoder.dispatch(d->kernel->pipeline.get(), d->group.get(), d->grid.x, d->grid.y,
@@ -110,7 +132,6 @@ uint64_t RecordingState::submit() {
                          copy.dst_offset, copy.size);
         }
     }
-    return encoder.submit();
 }
 
 void RecordingState::clear() {

@@ -359,6 +359,9 @@ Buffer Device::create_buffer(uint64_t size, BufferUsage usage, std::string_view 
         case BufferUsage::readback:
             desc.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
             break;
+        case BufferUsage::query_resolve:
+            desc.usage = WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc;
+            break;
     }
     wgpuDevicePushErrorScope(device_.get(), WGPUErrorFilter_OutOfMemory);
     wgpuDevicePushErrorScope(device_.get(), WGPUErrorFilter_Validation);
@@ -545,6 +548,23 @@ void Device::wait_for(uint64_t submission) {
     native::wait(instance_.get(), device_.get(), submission);
     check();
 }
+
+QuerySet Device::create_timestamp_queries(uint32_t count, std::string_view label) {
+    check();
+    if (!info_.features.timestamp_query) {
+        throw InvalidArgument("Timing dispatches needs the timestamp-query feature, which this "
+                              "device does not have.");
+    }
+    WGPUQuerySetDescriptor desc = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+    desc.label = to_wgpu(label);
+    desc.type = WGPUQueryType_Timestamp;
+    desc.count = count;
+    QuerySet set = QuerySet::adopt(wgpuDeviceCreateQuerySet(device_.get(), &desc));
+    if (!set) throw GpuError(fmt::format("Creating {} timestamp queries failed.", count));
+    return set;
+}
+
+double Device::timestamp_period_ns() const { return native::timestamp_period_ns(queue_.get()); }
 
 void Device::wait_idle() {
     check();

@@ -21,6 +21,7 @@ enum class BufferUsage {
     storage,   // shader storage, copy source and destination
     uniform,   // uniform, copy destination
     readback,  // map for reading, copy destination
+    query_resolve,  // resolved timestamp queries, copy source
 };
 
 struct OverrideConstant {
@@ -74,6 +75,10 @@ class Device : public std::enable_shared_from_this<Device> {
                                             std::span<const OverrideConstant> overrides);
     BindGroup create_bind_group(std::string_view label, WGPUComputePipeline pipeline,
                                 std::span<const BufferBinding> entries);
+    // A set of `count` timestamp queries (needs the timestamp-query feature).
+    QuerySet create_timestamp_queries(uint32_t count, std::string_view label);
+    // Nanoseconds per resolved timestamp tick.
+    double timestamp_period_ns() const;
 
     // Blocks until all work submitted so far has completed (no busy spinning).
     void wait_idle();
@@ -121,6 +126,11 @@ std::string implementation_name();
 void route_logs();
 // Native features beyond webgpu.h's standard list (timestamps inside passes).
 std::vector<WGPUFeatureName> extra_features(WGPUAdapter adapter, DeviceFeatures& offered);
+// Writes a timestamp between dispatches of a pass; false where the implementation has no such
+// call (then callers time whole passes instead).
+bool write_timestamp_in_pass(WGPUComputePassEncoder pass, WGPUQuerySet set, uint32_t index);
+// Nanoseconds per tick of resolved timestamps.
+double timestamp_period_ns(WGPUQueue queue);
 }  // namespace native
 
 AdapterDescription describe(WGPUAdapter adapter, int index);

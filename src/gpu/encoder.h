@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "gpu/device.h"
 
@@ -11,7 +13,12 @@ namespace wgx::gpu {
 
 class Encoder {
   public:
-    explicit Encoder(Device& device);
+    // A timed encoder brackets every dispatch with GPU timestamps: inside the shared compute
+    // pass where the device allows it, else by giving each dispatch a pass of its own (then the
+    // times include each pass's own overhead). Read them with dispatch_times_ns() after submit().
+    enum class Timing { off, per_dispatch };
+
+    explicit Encoder(Device& device, Timing timing = Timing::off);
     ~Encoder();
     Encoder(const Encoder&) = delete;
     Encoder& operator=(const Encoder&) = delete;
@@ -23,12 +30,20 @@ class Encoder {
     // Ends the open pass, finishes and submits; returns the submission index.
     uint64_t submit();
 
+    // Timed encoders: whether the timestamps sat inside shared passes (else one pass each).
+    bool timed_inside_passes() const;
+    // Timed encoders, after submit(): GPU nanoseconds of each dispatch, in dispatch order.
+    // Blocks until the submission is done.
+    std::vector<double> dispatch_times_ns();
+
   private:
+    struct Timer;
     void end_pass();
 
     Device& device_;
     CommandEncoder encoder_;
     ComputePass pass_;
+    std::unique_ptr<Timer> timer_;
 };
 
 }  // namespace wgx::gpu

@@ -96,3 +96,13 @@ void route_logs() {}
 std::vector<WGPUFeatureName> extra_features(WGPUAdapter, DeviceFeatures&) { return {}; }
 
 }  // namespace wgx::gpu::native
+
+namespace wgx::gpu::native {
+
+// Dawn has no timestamp writes between dispatches in webgpu.h; callers time whole passes.
+bool write_timestamp_in_pass(WGPUComputePassEncoder, WGPUQuerySet, uint32_t) { return false; }
+
+// Dawn resolves timestamps in nanoseconds.
+double timestamp_period_ns(WGPUQueue) { return 1.0; }
+
+}  // namespace wgx::gpu::native

@@ -122,3 +122,14 @@ std::vector<WGPUFeatureName> extra_features(WGPUAdapter adapter, DeviceFeatures&
 }
 
 }  // namespace wgx::gpu::native
+
+namespace wgx::gpu::native {
+
+bool write_timestamp_in_pass(WGPUComputePassEncoder pass, WGPUQuerySet set, uint32_t index) {
+    wgpuComputePassEncoderWriteTimestamp(pass, set, index);
+    return true;
+}
+
+double timestamp_period_ns(WGPUQueue queue) { return wgpuQueueGetTimestampPeriod(queue); }
+
+}  // namespace wgx::gpu::native

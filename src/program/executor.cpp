@@ -190,6 +190,11 @@ class ProgramRecorder {
         args.reserve(call.args.size());
         for (int32_t id : call.args) args.push_back(arg(id));
         Recorder recorder(ctx_.recording());
+        ctx_.recording().set_scope(fmt::format("#{} {}", index, call.name));
+        struct ClearScope {
+            RecordingState& r;
+            ~ClearScope() { r.set_scope({}); }
+        } clear_scope{ctx_.recording()};
         try {
             op->record(recorder, Args(call.name, args));
         } catch (const InvalidArgument& e) {
