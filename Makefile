@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-slow test-readers-sanitized demo clean
+.PHONY: all deps build test test-slow test-readers-sanitized demo clean test-install
 
 all: build
 
@@ -22,6 +22,7 @@ build: deps $(BUILD)/build.ninja
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 	$(MAKE) test-readers-sanitized
+	$(MAKE) test-install
 
 # The slow set: full-size models (exported once into .cache/models by python/export_models.py
 # --full) against PyTorch; run before each submission and on the H200. SLOW_LOG=docs/slow-runs
@@ -37,6 +38,25 @@ test-readers-sanitized: deps
 	cmake --build $(BUILD)-asan -j $(JOBS) --target formats_tests
 	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -L formats -j $(JOBS)
+
+# Installs the engine from $(BUILD) into a temporary prefix (nothing is compiled again), builds
+# examples/consumer (and the example of docs/EMBEDDING.md) against the installed CMake package,
+# shared and static, and runs the installed tool and the consumers without LD_LIBRARY_PATH.
+PKG_TEST = $(abspath $(BUILD))/pkg-test
+test-install: build
+	rm -rf $(PKG_TEST)
+	cmake --install $(BUILD) --prefix $(PKG_TEST)/prefix > $(PKG_TEST).log
+	cmake -S examples/consumer -B $(PKG_TEST)/consumer -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	    -DCMAKE_PREFIX_PATH=$(PKG_TEST)/prefix -DWGX_EMBEDDING_DOC=$(abspath docs/EMBEDDING.md) \
+	    >> $(PKG_TEST).log
+	cmake --build $(PKG_TEST)/consumer >> $(PKG_TEST).log
+	env -u LD_LIBRARY_PATH $(PKG_TEST)/prefix/bin/wgx --version
+	env -u LD_LIBRARY_PATH XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
+	    $(PKG_TEST)/consumer/consumer tests/fixtures/conv
+	env -u LD_LIBRARY_PATH XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
+	    $(PKG_TEST)/consumer/consumer_static tests/fixtures/conv
+	env -u LD_LIBRARY_PATH XDG_RUNTIME_DIR=$${XDG_RUNTIME_DIR:-/tmp} \
+	    $(PKG_TEST)/consumer/embedding_example tests/fixtures/residual/vulkan.pte
 
 # The main job on the bundled default: describe the device, then detect objects on darknet's
 # dog.jpg with the bundled NanoDet and write the annotated picture (docs/DEMOS.md).

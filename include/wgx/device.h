@@ -1,4 +1,5 @@
 // Adapters, device limits and features: what the engine found and what it was granted.
+// list_adapters() and webgpu_implementation() may be called from any thread.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,11 @@
 // (pipelines, uniforms, bind groups) once, into a Recorder; executing only replays what was
 // prepared. Built-in ops live in src/ops; user code implements the same interface for its own
 // shaders (pre/post-processing) and records them directly or inside programs.
+//
+// Threads: the built-in ops are stateless; op() and builtin_ops() may be called from any
+// thread. Op::record() runs on the thread of the context recording it, so an op object used by
+// several contexts on several threads must keep record() free of unsynchronised state. Errors
+// in record() are thrown as InvalidArgument (Args::fail) or GpuError (shader compilation).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,10 @@
 // A loaded program: an ExecuTorch .pte (VkGraph delegates and/or kernel calls) or a
 // program.json + weights.bin. Loading reads, checks and plans; recording into a Context
 // prepares every op (pipelines, bind groups, buffers) so that submitting only replays.
+//
+// A Program touches no GPU and never changes after load(): it may be shared, read-only, by any
+// number of threads and contexts at the same time (record it into one Context per thread).
+// Copies are cheap handles to the same loaded program; the file is not kept open.
 #pragma once
 
 #include <filesystem>
@@ -37,7 +41,8 @@ struct ProgramOptions {
     // Constants kept outside the .pte (a .ptd file), when it was exported that way.
     std::optional<std::filesystem::path> data_file;
     // Ops of your own that the program may call besides the built-in ones (not owned; they
-    // must outlive the Program).
+    // must outlive the Program, and their record() may run on several threads at once when
+    // the Program is shared).
     std::vector<const Op*> extra_ops;
 };
 

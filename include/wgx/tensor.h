@@ -1,5 +1,11 @@
 // A tensor: an element type, a shape and a range of a GPU buffer. Copies of a Tensor are handles
 // to the same GPU memory.
+//
+// A Tensor belongs to the Context that made it and follows its threading rule (one thread at a
+// time, with the context); it keeps that context's device alive. Writes (set_data) are queued
+// and ordered with the context's submissions; reads (get_data) wait for the work submitted
+// before them. dtype(), shape() and the byte counts never touch the GPU and never throw for a
+// defined tensor, even after the context is destroyed or its device lost.
 #pragma once
 
 #include <cstddef>

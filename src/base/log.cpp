@@ -1,9 +1,12 @@
 #include "base/log.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace wgx {
@@ -11,14 +14,9 @@ namespace {
 
 LogLevel level_from_env() {
     const char* env = std::getenv("WGX_LOG");
-    if (env == nullptr) return LogLevel::warn;
-    std::string_view v(env);
-    if (v == "off") return LogLevel::off;
-    if (v == "error") return LogLevel::error;
-    if (v == "warn") return LogLevel::warn;
-    if (v == "info") return LogLevel::info;
-    if (v == "debug") return LogLevel::debug;
-    if (v == "trace") return LogLevel::trace;
+    if (env == nullptr || *env == '\0') return LogLevel::warn;
+    if (std::optional<LogLevel> level = parse_log_level(env)) return *level;
+    // The sink may not be installed yet and a bad value must not go unnoticed: say it once.
     std::fprintf(stderr, "wgx: WGX_LOG=%s is not a level (off, error, warn, info, debug, trace)\n",
                  env);
     return LogLevel::warn;
@@ -27,6 +25,11 @@ LogLevel level_from_env() {
 std::atomic<LogLevel>& current_level() {
     static std::atomic<LogLevel> level{level_from_env()};
     return level;
+}
+
+std::atomic<void (*)(LogLevel)>& level_listener() {
+    static std::atomic<void (*)(LogLevel)> listener{nullptr};
+    return listener;
 }
 
 std::mutex& sink_mutex() {
@@ -53,7 +56,23 @@ const char* level_name(LogLevel level) {
 
 }  // namespace
 
-void set_log_level(LogLevel level) { current_level().store(level); }
+std::optional<LogLevel> parse_log_level(std::string_view name) {
+    std::string v(name);
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (v == "off" || v == "none") return LogLevel::off;
+    if (v == "error") return LogLevel::error;
+    if (v == "warn" || v == "warning") return LogLevel::warn;
+    if (v == "info") return LogLevel::info;
+    if (v == "debug") return LogLevel::debug;
+    if (v == "trace") return LogLevel::trace;
+    return std::nullopt;
+}
+
+void set_log_level(LogLevel level) {
+    current_level().store(level);
+    if (auto listener = level_listener().load()) listener(level);
+}
+
 LogLevel log_level() { return current_level().load(); }
 
 void set_log_sink(std::function<void(LogLevel, std::string_view)> s) {
@@ -62,6 +81,8 @@ void set_log_sink(std::function<void(LogLevel, std::string_view)> s) {
 }
 
 namespace log {
+
+void set_level_listener(void (*listener)(LogLevel)) { level_listener().store(listener); }
 
 bool enabled(LogLevel level) {
     return level != LogLevel::off && static_cast<int>(level) <= static_cast<int>(log_level());

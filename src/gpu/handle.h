@@ -1,14 +1,52 @@
 // Reference-counted RAII ownership of webgpu.h objects: copying adds a reference, destruction
-// releases one, moving transfers it.
+// releases one, moving transfers it. Every reference a Handle holds is counted per object kind,
+// so tests can check that destroying a context gives back everything it made.
 #pragma once
 
+#include <array>
+#include <atomic>
+#include <cstdint>
 #include <utility>
 
 #include "gpu/webgpu_api.h"
 
 namespace wgx::gpu {
 
-template <typename T, void (*AddRef)(T), void (*Release)(T)>
+enum class HandleKind {
+    instance, adapter, device, queue, buffer, shader_module, compute_pipeline, bind_group,
+    bind_group_layout, command_encoder, command_buffer, compute_pass, query_set,
+};
+inline constexpr int kHandleKinds = static_cast<int>(HandleKind::query_set) + 1;
+
+// References held right now by Handles, per kind (one process-wide table).
+inline std::array<std::atomic<int64_t>, kHandleKinds> live_handle_counts{};
+
+struct LiveHandles {
+    std::array<int64_t, kHandleKinds> count{};
+    int64_t total() const {
+        int64_t n = 0;
+        for (int64_t c : count) n += c;
+        return n;
+    }
+};
+
+inline LiveHandles live_handles() {
+    LiveHandles out;
+    for (int i = 0; i < kHandleKinds; ++i) {
+        out.count[i] = live_handle_counts[i].load(std::memory_order_relaxed);
+    }
+    return out;
+}
+
+inline const char* handle_kind_name(HandleKind kind) {
+    static constexpr const char* names[kHandleKinds] = {
+        "instance", "adapter", "device", "queue", "buffer", "shader module", "compute pipeline",
+        "bind group", "bind group layout", "command encoder", "command buffer", "compute pass",
+        "query set"};
+    return names[static_cast<int>(kind)];
+}
+
+template <typename T, void (*AddRef)(T), void (*Release)(T), HandleKind Kind>
 class Handle {
   public:
     Handle() = default;
@@ -16,10 +54,14 @@ class Handle {
     static Handle adopt(T raw) {
         Handle h;
         h.raw_ = raw;
+        if (raw) count(+1);
         return h;
     }
     Handle(const Handle& other) : raw_(other.raw_) {
-        if (raw_) AddRef(raw_);
+        if (raw_) {
+            AddRef(raw_);
+            count(+1);
+        }
     }
     Handle(Handle&& other) noexcept : raw_(std::exchange(other.raw_, nullptr)) {}
     Handle& operator=(Handle other) noexcept {
@@ -27,32 +69,43 @@ class Handle {
         return *this;
     }
     ~Handle() {
-        if (raw_) Release(raw_);
+        if (raw_) {
+            Release(raw_);
+            count(-1);
+        }
     }
 
     T get() const { return raw_; }
     explicit operator bool() const { return raw_ != nullptr; }
 
   private:
+    static void count(int64_t delta) {
+        live_handle_counts[static_cast<int>(Kind)].fetch_add(delta, std::memory_order_relaxed);
+    }
     T raw_ = nullptr;
 };
 
-using Instance = Handle<WGPUInstance, wgpuInstanceAddRef, wgpuInstanceRelease>;
-using Adapter = Handle<WGPUAdapter, wgpuAdapterAddRef, wgpuAdapterRelease>;
-using DeviceHandle = Handle<WGPUDevice, wgpuDeviceAddRef, wgpuDeviceRelease>;
-using Queue = Handle<WGPUQueue, wgpuQueueAddRef, wgpuQueueRelease>;
-using Buffer = Handle<WGPUBuffer, wgpuBufferAddRef, wgpuBufferRelease>;
-using ShaderModule = Handle<WGPUShaderModule, wgpuShaderModuleAddRef, wgpuShaderModuleRelease>;
-using ComputePipeline =
-    Handle<WGPUComputePipeline, wgpuComputePipelineAddRef, wgpuComputePipelineRelease>;
-using BindGroup = Handle<WGPUBindGroup, wgpuBindGroupAddRef, wgpuBindGroupRelease>;
-using BindGroupLayout =
-    Handle<WGPUBindGroupLayout, wgpuBindGroupLayoutAddRef, wgpuBindGroupLayoutRelease>;
-using CommandEncoder =
-    Handle<WGPUCommandEncoder, wgpuCommandEncoderAddRef, wgpuCommandEncoderRelease>;
-using CommandBuffer = Handle<WGPUCommandBuffer, wgpuCommandBufferAddRef, wgpuCommandBufferRelease>;
-using ComputePass =
-    Handle<WGPUComputePassEncoder, wgpuComputePassEncoderAddRef, wgpuComputePassEncoderRelease>;
-using QuerySet = Handle<WGPUQuerySet, wgpuQuerySetAddRef, wgpuQuerySetRelease>;
+using Instance =
+    Handle<WGPUInstance, wgpuInstanceAddRef, wgpuInstanceRelease, HandleKind::instance>;
+using Adapter = Handle<WGPUAdapter, wgpuAdapterAddRef, wgpuAdapterRelease, HandleKind::adapter>;
+using DeviceHandle = Handle<WGPUDevice, wgpuDeviceAddRef, wgpuDeviceRelease, HandleKind::device>;
+using Queue = Handle<WGPUQueue, wgpuQueueAddRef, wgpuQueueRelease, HandleKind::queue>;
+using Buffer = Handle<WGPUBuffer, wgpuBufferAddRef, wgpuBufferRelease, HandleKind::buffer>;
+using ShaderModule = Handle<WGPUShaderModule, wgpuShaderModuleAddRef,
+                            wgpuShaderModuleRelease, HandleKind::shader_module>;
+using ComputePipeline = Handle<WGPUComputePipeline, wgpuComputePipelineAddRef,
+                               wgpuComputePipelineRelease, HandleKind::compute_pipeline>;
+using BindGroup =
+    Handle<WGPUBindGroup, wgpuBindGroupAddRef, wgpuBindGroupRelease, HandleKind::bind_group>;
+using BindGroupLayout = Handle<WGPUBindGroupLayout, wgpuBindGroupLayoutAddRef,
+                               wgpuBindGroupLayoutRelease, HandleKind::bind_group_layout>;
+using CommandEncoder = Handle<WGPUCommandEncoder, wgpuCommandEncoderAddRef,
+                              wgpuCommandEncoderRelease, HandleKind::command_encoder>;
+using CommandBuffer = Handle<WGPUCommandBuffer, wgpuCommandBufferAddRef,
+                             wgpuCommandBufferRelease, HandleKind::command_buffer>;
+using ComputePass = Handle<WGPUComputePassEncoder, wgpuComputePassEncoderAddRef,
+                           wgpuComputePassEncoderRelease, HandleKind::compute_pass>;
+using QuerySet =
+    Handle<WGPUQuerySet, wgpuQuerySetAddRef, wgpuQuerySetRelease, HandleKind::query_set>;
 
 }  // namespace wgx::gpu

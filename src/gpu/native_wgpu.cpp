@@ -103,6 +103,9 @@ void route_logs() {
                 if (log::enabled(l)) log::write(l, "wgpu: " + from_wgpu(message));
             },
             nullptr);
+        // wgpu-native filters before calling back; keep its filter at our level so that quiet
+        // runs do not pay for formatting its debug output.
+        log::set_level_listener([](LogLevel level) { wgpuSetLogLevel(to_wgpu_level(level)); });
     });
     wgpuSetLogLevel(to_wgpu_level(log_level()));
 }
