@@ -10,6 +10,9 @@ jobs=${1:-12}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site
+# ExecuTorch serializes VkGraph through flatc; the wheel carries one (no flatc on that machine).
+export FLATC_EXECUTABLE=/tmp/site/executorch/data/bin/flatc
+chmod +x "$FLATC_EXECUTABLE"
 python3 -c 'import torch, executorch.version as v; print("torch", torch.__version__, "executorch", v.__version__)'
 names=$(python3 python/export_models.py --list | awk '{print $1}')
 mkdir -p .cache/models .cache/export-logs

@@ -14,7 +14,9 @@ rm -rf .device
 mkdir -p .device/lib
 cp "$BUILD/wgx" "$BUILD/tests/unit/wgx_tests" "$BUILD/tests/programs/wgx_program_tests" .device/
 cp third_party/wgpu-native/lib/libwgpu_native.so .device/lib/
-cp -L /usr/lib/x86_64-linux-gnu/libfmt.so.9 .device/lib/
+cp -L /usr/lib/x86_64-linux-gnu/libfmt.so.9 /usr/lib/x86_64-linux-gnu/libstb.so.0 .device/lib/
+# The micro-benchmarks, when built.
+[ -x "$BUILD/bench/wgx_microbench" ] && cp "$BUILD/bench/wgx_microbench" .device/ && strip .device/wgx_microbench
 strip .device/wgx .device/wgx_tests .device/wgx_program_tests
 if [ ! -d .gl ] || [ -z "$(ls .gl/*.deb 2>/dev/null)" ]; then
     mkdir -p .gl /tmp/amd64/partial

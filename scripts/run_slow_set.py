@@ -33,7 +33,8 @@ FIXTURE_LINE = re.compile(
     r"\[fixture\] models/(?P<model>[^/]+)/(?P<file>\S+) output (?P<out>\d+): rel L2 (?P<l2>\S+) "
     r"\(limit (?P<l2lim>\S+)\), max abs rel (?P<abs>\S+) \(limit (?P<abslim>\S+)\)")
 RESULT_LINE = re.compile(
-    r"\[\s+(?P<status>OK|FAILED)\s+\] All/Fixtures\.(?P<test>\w+)/models_(?P<model>\w+) \((?P<ms>\d+) ms\)")
+    r"\[\s+(?P<status>OK|FAILED)\s+\] All/Fixtures\.(?P<test>\w+)/models_(?P<model>\w+)"
+    r"(?:, where GetParam\(\) = \S+)? \((?P<ms>\d+) ms\)")
 TEST_KIND = {
     "DelegatedProgramMatchesPyTorch": "delegated",
     "PlainProgramMatchesPyTorch": "plain",
@@ -50,6 +51,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--only", action="append", default=[], help="run only these models (repeatable)")
     p.add_argument("--log", type=Path, help="write a run log (markdown) into this folder")
     p.add_argument("--machine", help="machine name for the log (default: the host name)")
+    p.add_argument("--commit", help="commit to name in the log (default: git HEAD; for copies "
+                                    "of the tree run elsewhere)")
     return p.parse_args()
 
 
@@ -164,7 +167,7 @@ def write_log(args, names, results, errors, failure_text, ok, summary, env) -> N
     lines = [
         f"# Slow set run, {today}, {machine}",
         "",
-        f"- Commit: {git_commit()}",
+        f"- Commit: {args.commit or git_commit()}",
         f"- Device: {device_line(args.build, env)}",
         f"- Command: `python3 scripts/run_slow_set.py --log {args.log}"
         + "".join(f" --only {n}" for n in args.only) + "`",

@@ -258,8 +258,12 @@ class PlanLowering {
 
         std::set<int32_t> written(graph_.input_ids.begin(), graph_.input_ids.end());
         std::map<Location, int32_t> latest;  // the last tensor written at each location
+        // Zero-size tensors (e.g. batch norm's unused save_mean) may share a location with a
+        // real one; they hold no bytes and must not hide the tensor stored there.
         auto mark_written = [&](int32_t id) {
             written.insert(id);
+            const auto* t = std::get_if<Tensor>(&graph_.values[static_cast<size_t>(id)]);
+            if (t && host_nbytes(*t) == 0) return;
             if (auto it = location.find(id); it != location.end()) latest[it->second] = id;
         };
         for (int32_t id : graph_.input_ids) mark_written(id);
@@ -269,10 +273,20 @@ class PlanLowering {
             if (!tensor || tensor->constant_id >= 0 || written.count(id)) return;
             auto loc = location.find(id);
             if (loc == location.end()) return;
+            if (host_nbytes(*tensor) == 0) return;
+            // A tensor read before anything wrote it must be a view of the tensor stored at its
+            // location; running on with unwritten memory would give silently wrong results.
             auto source = latest.find(loc->second);
-            if (source == latest.end()) return;
+            if (source == latest.end()) {
+                error(cat("value ", id, " is read before any instruction writes it (no tensor at its "
+                         "memory location ", loc->second.first, "+", loc->second.second, ")"));
+            }
             const auto& from = std::get<Tensor>(graph_.values[static_cast<size_t>(source->second)]);
-            if (host_nbytes(from) != host_nbytes(*tensor) || from.dtype != tensor->dtype) return;
+            if (host_nbytes(from) != host_nbytes(*tensor) || from.dtype != tensor->dtype) {
+                error(cat("value ", id, " is read before any instruction writes it, and value ",
+                         source->second, " last written at its memory location differs in size "
+                         "or dtype, so it is not a view of it"));
+            }
             OpCall copy;
             copy.name = "aten.view_copy.default";
             copy.args = {source->second, add_value(IntList{tensor->dims}), id};
