@@ -1,9 +1,9 @@
-// The GEMM kernel family (src/ops/matmul/gemm*) against a float64 reference, through every tile
-// variant that fits the device: all four transpose combinations, sizes that take the vec4 paths
-// and sizes that take the scalar ones (odd and prime: partial tiles in M, N and K), batches with
-// a shared operand, every bias broadcast, alpha and beta; plus large odd shapes and the default
-// variant choice. Tolerance: max_rel_error <= 1e-5 (float32 fma accumulation; an indexing or
-// tiling error is of the order of the values themselves).
+// The GEMM kernel family (src/ops/matmul/gemm*, gemv.wgsl) against a float64 reference: every
+// tile variant that fits the device, on all four transpose combinations, sizes that take the
+// vec4 paths and sizes that take the scalar ones (odd and prime: partial tiles in M, N and K),
+// batches with a shared operand, every bias broadcast, alpha and beta; the few-rows kernel on
+// both layouts of B; large odd shapes and the default choice. Tolerance: max_rel_error <= 1e-5
+// (float32 fma accumulation; an indexing or tiling error is of the order of the values).
 #include <fmt/format.h>
 
 #include <cctype>
@@ -173,6 +173,27 @@ TEST(GemmKernel, LargeOddShapes) {
         << fits.front()->name << " " << describe(problems[0]);
 }
 
+// Few rows of A take the gemv kernel by default (and "gemv" forces it for any M): both layouts
+// of B, K with and without a remainder after the four-way unrolled loop, odd N, batches with a
+// shared A, every bias broadcast.
+TEST(GemmKernel, GemvEveryLayout) {
+    uint32_t seed = 500;
+    for (bool tb : {false, true}) {
+        std::vector<Problem> problems = {
+            {1, 1, 768, 300, false, tb, false, 1},
+            {1, 1, 1, 1, false, tb, false, 0},
+            {2, 2, 1001, 37, false, tb, true, 2, 0.5f, 1.5f},
+            {1, 3, 130, 129, false, tb, false, 3},
+            {3, 4, 67, 16, false, tb, false, 1, 1.f, -1.f},
+        };
+        for (const Problem& p : problems) {
+            EXPECT_LE(run(p, "", seed++), 1e-5) << "default " << describe(p);
+        }
+        Problem many_rows{2, 9, 45, 23, false, tb, false, 2};
+        EXPECT_LE(run(many_rows, ops::kGemvVariant, seed++), 1e-5) << "gemv " << describe(many_rows);
+    }
+}
+
 // beta = 0 ignores the bias, NaN included (PyTorch's addmm rule the epilogue follows).
 TEST(GemmKernel, BetaZeroIgnoresNanBias) {
     GemmCall call;
@@ -223,16 +244,37 @@ TEST(GemmKernel, UnknownOrOversizedVariantIsAnError) {
     ctx().reset();
 }
 
-// The default choice follows the problem size: big problems get the largest tile that fits,
-// small ones a tile small enough to give many workgroups.
-TEST(GemmKernel, DefaultChoiceScalesWithTheProblem) {
+// The default choice follows the problem size and the device: the largest tile that still gives
+// a GPU 256 workgroups, 8x8 outputs per invocation on a CPU adapter, and never a variant beyond
+// the device's workgroup limits (a SwiftShader-like 128-invocation cap here).
+TEST(GemmKernel, DefaultChoiceFollowsProblemAndDevice) {
+    DeviceInfo gpu;
+    gpu.adapter.type = AdapterType::discrete;
+    gpu.limits.max_workgroup_invocations = 1024;
+    gpu.limits.max_workgroup_size_x = gpu.limits.max_workgroup_size_y = 1024;
+    gpu.limits.max_workgroup_storage_bytes = 49152;
+    EXPECT_EQ(ops::choose_gemm_variant(gpu, 4096, 4096, 1).name, "128x128/k8/8x8");
+    EXPECT_EQ(ops::choose_gemm_variant(gpu, 1024, 1024, 1).name, "64x64/k16/4x4");
+    EXPECT_EQ(ops::choose_gemm_variant(gpu, 197, 197, 12).name, "32x32/k16/4x4");
+    EXPECT_EQ(ops::choose_gemm_variant(gpu, 64, 64, 1).name, "32x32/k16/4x4");
+
+    DeviceInfo cpu = gpu;
+    cpu.adapter.type = AdapterType::cpu;
+    EXPECT_EQ(ops::choose_gemm_variant(cpu, 1024, 1024, 1).name, "256x64/k8/8x8");
+    EXPECT_EQ(ops::choose_gemm_variant(cpu, 197, 197, 12).name, "256x64/k8/8x8");
+
+    DeviceInfo small = gpu;
+    small.limits.max_workgroup_invocations = 128;
+    small.limits.max_workgroup_storage_bytes = 16384;
+    for (uint64_t n : {64, 1024, 4096}) {
+        const GemmVariant& v = ops::choose_gemm_variant(small, n, n, 1);
+        EXPECT_TRUE(ops::gemm_variant_fits(v, small.limits)) << v.name;
+    }
+    EXPECT_EQ(ops::choose_gemm_variant(small, 4096, 4096, 1).name, "32x32/k16/4x4");
+
+    // And the running device's choice fits it.
     const DeviceInfo& d = ctx().device_info();
-    const GemmVariant& big = ops::choose_gemm_variant(d, 4096, 4096, 1);
-    const GemmVariant& small = ops::choose_gemm_variant(d, 64, 64, 1);
-    EXPECT_TRUE(ops::gemm_variant_fits(big, d.limits));
-    EXPECT_TRUE(ops::gemm_variant_fits(small, d.limits));
-    EXPECT_GE(big.bm() * big.bn(), small.bm() * small.bn());
-    EXPECT_LE(small.bm() * small.bn(), 32u * 32u);
+    EXPECT_TRUE(ops::gemm_variant_fits(ops::choose_gemm_variant(d, 4096, 4096, 1), d.limits));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The engine's one float32 GEMM, used by mm, bmm, matmul, addmm and linear (and usable by a 1x1
 // convolution: A = weight [C_out, C_in] shared across the batch, B = image [C_in, H*W]):
 //   C[z] = alpha * op(A[z]) @ op(B[z]) + beta * bias    for z < batch
-// See gemm.wgsl for the kernel and gemm_kernel.h for its tile variants.
+// See gemm.wgsl for the tile kernel, gemm_kernel.h for its variants and gemv.wgsl for the kernel
+// of few rows (a batch-1 linear layer).
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,11 @@ static_assert(offsetof(GemmParams, a_batch_stride) == 16);
 static_assert(offsetof(GemmParams, bias_row_stride) == 32);
 static_assert(offsetof(GemmParams, alpha) == 40);
 
+// The variant name that forces the few-rows kernel (gemv.wgsl); it is the default for M <=
+// kGemvMaxRows when A is not transposed.
+inline constexpr std::string_view kGemvVariant = "gemv";
+inline constexpr uint32_t kGemvMaxRows = 4;
+
 struct GemmCall {
     Tensor a, b;                 // A [M, K] (trans_a: [K, M]), B [K, N] (trans_b: [N, K]), per batch
     std::optional<Tensor> bias;  // absent, or beta = 0 (PyTorch then ignores it, NaN included)
@@ -33,7 +39,8 @@ struct GemmCall {
     GemmParams p{};
     bool trans_a = false;
     bool trans_b = false;
-    // A variant by name (tests and the micro-benchmark's sweep); empty: choose_gemm_variant.
+    // A variant by name (tests and the micro-benchmark's sweep) or kGemvVariant; empty: the
+    // default (gemv for few rows, else choose_gemm_variant).
     std::string_view variant;
 };
 

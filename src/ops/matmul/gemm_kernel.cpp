@@ -26,13 +26,18 @@ constexpr std::array<GemmVariant, 10> kVariants{{
     {"32x32/k16/4x4", 8, 8, 4, 4, 16},
 }};
 
-// Defaults, largest first: the first that gives at least kFillWorkgroups workgroups is used.
-// 256 is about two workgroups per compute unit on the largest GPUs (132 SMs on an H200), the
-// point below which a larger tile leaves units idle; the sweep of the micro-benchmark is how
-// this table is checked on a device.
-constexpr std::array<std::string_view, 3> kDefaultLadder{"128x128/k8/8x8", "64x64/k16/4x4",
-                                                         "32x32/k16/4x4"};
-constexpr uint64_t kFillWorkgroups = 256;
+// Defaults, largest first: the first that gives at least `fill` workgroups is used. For GPUs,
+// 256 is about two workgroups per compute unit on the largest ones (132 SMs on an H200), the
+// point below which a larger tile leaves units idle. A CPU adapter runs one workgroup per core
+// at a time, so only a few are needed, and there 8x8 outputs per invocation won at every shape
+// of the lavapipe sweep (docs/PERFORMANCE.md). `wgx_microbench --sweep` is how these tables are
+// checked on a device.
+struct Ladder {
+    std::array<std::string_view, 3> names;
+    uint64_t fill;
+};
+constexpr Ladder kGpuLadder{{"128x128/k8/8x8", "64x64/k16/4x4", "32x32/k16/4x4"}, 256};
+constexpr Ladder kCpuLadder{{"256x64/k8/8x8", "64x64/k16/8x8", "32x32/k16/4x4"}, 8};
 
 const char* const kLanes[4] = {"x", "y", "z", "w"};
 
@@ -183,13 +188,14 @@ bool gemm_variant_fits(const GemmVariant& v, const DeviceLimits& limits) {
 
 const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uint64_t N,
                                        uint64_t batch) {
+    const Ladder& ladder = device.adapter.type == AdapterType::cpu ? kCpuLadder : kGpuLadder;
     const GemmVariant* chosen = nullptr;
-    for (std::string_view name : kDefaultLadder) {
+    for (std::string_view name : ladder.names) {
         const GemmVariant& v = *find_gemm_variant(name);
         if (!gemm_variant_fits(v, device.limits)) continue;
         chosen = &v;
         uint64_t groups = (M + v.bm() - 1) / v.bm() * ((N + v.bn() - 1) / v.bn()) * batch;
-        if (groups >= kFillWorkgroups) return v;
+        if (groups >= ladder.fill) return v;
     }
     if (chosen) return *chosen;
     // Tiny workgroup limits: the smallest variant that fits, else the smallest of all (its

@@ -31,7 +31,8 @@ const GemmVariant* find_gemm_variant(std::string_view name);
 // Whether the device's workgroup limits allow the variant.
 bool gemm_variant_fits(const GemmVariant& v, const DeviceLimits& limits);
 // The default for a problem: the largest tile that still gives the device enough workgroups to
-// fill it (see gemm_kernel.cpp), among those that fit.
+// fill it, from a ladder for GPUs and one for CPU adapters (see gemm_kernel.cpp), among those
+// that fit.
 const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uint64_t N,
                                        uint64_t batch);
 

@@ -1,0 +1,57 @@
+// One row of wgx_microbench's output, and the helpers every benchmark shares: seeded random
+// inputs and the comparison with a CPU (float64) reference that gates every number.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "measure.h"
+
+namespace wgx::bench {
+
+struct Result {
+    std::string group;   // "ceiling", "gemm", "conv", "sweep"
+    std::string name;    // "mm 1024x1024x1024", "conv 3x3/1 64->64 56x56", ...
+    std::string kernel;  // the dispatches' labels, or the variant for a sweep row
+    double flops = 0;    // per call
+    double bytes = 0;    // per call: each input read once, each output written once
+    bool ok = false;     // matched its CPU reference (else no timing is reported)
+    double error = 0;    // max |got - want| / max(1, max |want|) over the checked outputs
+    std::string checked; // what was compared ("all 3211264 outputs", "2048 sampled outputs")
+    Timing timing;
+
+    double gflops() const { return timing.ms > 0 ? flops / (timing.ms * 1e6) : 0; }
+    double gbps() const { return timing.ms > 0 ? bytes / (timing.ms * 1e6) : 0; }
+};
+
+// The device's measured ceilings (0 when not measured).
+struct Ceilings {
+    double copy_gbps = 0;
+    double fma_gflops = 0;
+    double fma_f16_gflops = 0;
+};
+
+// Uniform values in [-1, 1) without zeros (zeros hide unwritten outputs), from a seed. Fast
+// enough for the 16M-element operands of the largest GEMM.
+std::vector<float> random_values(size_t n, uint64_t seed);
+
+// "gemm 128x128/k8/8x8, ..." from dispatch labels ("aten.mm.default/gemm 128x128/k8/8x8"): the
+// op prefix is dropped because the pipeline cache keeps the label of the first op that compiled
+// an identical kernel, which may be another op.
+std::string kernel_names(const std::vector<std::string>& labels);
+
+// Tracks the error measure of DESIGN.md §6 over compared outputs.
+class ErrorMeter {
+  public:
+    void add(double got, double want);
+    double error() const;  // max |got - want| / max(1, max |want|); inf after a NaN/Inf
+    size_t count() const { return count_; }
+
+  private:
+    double max_abs_diff_ = 0, max_want_ = 0;
+    bool non_finite_ = false;
+    size_t count_ = 0;
+};
+
+}  // namespace wgx::bench
