@@ -90,14 +90,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
 
     // The first K step's loads.
     var k0 = 0u;
-//@PREFETCH
+//@PREFETCH_FIRST
     let steps = (params.K + BK - 1u) / BK;
     for (var step = 0u; step < steps; step++) {
 //@STORE_TILES
         workgroupBarrier();
         k0 += BK;
         if (step + 1u < steps) {
-//@PREFETCH
+//@PREFETCH_NEXT
         }
 //@COMPUTE
         workgroupBarrier();

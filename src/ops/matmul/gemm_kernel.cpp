@@ -252,7 +252,9 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
         }
     }
     replace_marker(text, "DECLARE", decl);
-    replace_marker(text, "PREFETCH", prefetch(v, a, "    ") + prefetch(v, b, "    "));
+    replace_marker(text, "PREFETCH_FIRST", prefetch(v, a, "    ") + prefetch(v, b, "    "));
+    replace_marker(text, "PREFETCH_NEXT",
+                   prefetch(v, a, "            ") + prefetch(v, b, "            "));
     replace_marker(text, "STORE_TILES", store_tile(v, a, "        ") + store_tile(v, b, "        "));
 
     // One block per k of the step: this invocation's TM / 4 vec4 of A (row groups spaced WG_Y
