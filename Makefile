@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-slow test-readers-sanitized demo clean test-install
+.PHONY: all deps build test test-slow test-readers-sanitized demo clean test-install test-leaks
 
 all: build
 
@@ -38,6 +38,20 @@ test-readers-sanitized: deps
 	cmake --build $(BUILD)-asan -j $(JOBS) --target formats_tests
 	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -L formats -j $(JOBS)
+
+# The engine's own code under LeakSanitizer (with ASan and UBSan) on the GPU: the contract tests
+# (threads, device loss, logging, load/run/destroy hygiene) and every fixture program, with the
+# driver suppressions of tests/contract/lsan-gpu.supp (docs/HYGIENE.md). Not part of `make test`:
+# the engine's sanitizer build alone takes about ten minutes on two cores.
+test-leaks: deps
+	cmake -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWGX_SANITIZE=ON \
+	    -DWGX_BUILD_APPS=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD)-asan -j $(JOBS) --target wgx_contract_tests wgx_program_tests
+	cd $(BUILD)-asan && export ASAN_OPTIONS=detect_leaks=1 \
+	    LSAN_OPTIONS=suppressions=$(abspath tests/contract/lsan-gpu.supp):print_suppressions=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 WGX_HYGIENE_CYCLES=30 && \
+	    ctest -L contract -j $(JOBS) --output-on-failure && \
+	    ctest -R 'Fixtures\..*/fixtures_' -j $(JOBS) --output-on-failure
 
 # Installs the engine from $(BUILD) into a temporary prefix (nothing is compiled again), builds
 # examples/consumer (and the example of docs/EMBEDDING.md) against the installed CMake package,

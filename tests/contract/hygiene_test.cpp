@@ -21,6 +21,14 @@ int cycles() {
 constexpr int64_t kRssSlackKib = 8 * 1024;
 constexpr int kWarmup = 10;
 
+#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer keeps freed memory in quarantine (256 MB by default), so RSS grows by design;
+// there LeakSanitizer checks the heap instead, and the live-handle checks still apply.
+constexpr bool kCheckRss = false;
+#else
+constexpr bool kCheckRss = true;
+#endif
+
 TEST(Hygiene, LoadRunDestroyCyclesGiveBackEveryGpuObject) {
     std::filesystem::path dir = fixture_dir("conv");
     const int n = cycles();
@@ -43,7 +51,7 @@ TEST(Hygiene, LoadRunDestroyCyclesGiveBackEveryGpuObject) {
     int64_t growth = resident_kib() - rss_after_warmup;
     std::printf("[hygiene] %d full cycles: RSS %+lld KiB after cycle %d\n", n,
                 static_cast<long long>(growth), kWarmup);
-    EXPECT_LT(growth, kRssSlackKib);
+    if (kCheckRss) EXPECT_LT(growth, kRssSlackKib);
 }
 
 TEST(Hygiene, OneContextRecordingFreshProgramsKeepsItsObjectsFlat) {
@@ -64,7 +72,7 @@ TEST(Hygiene, OneContextRecordingFreshProgramsKeepsItsObjectsFlat) {
     int64_t growth = resident_kib() - rss_after_warmup;
     std::printf("[hygiene] %d cycles in one context: RSS %+lld KiB after cycle %d\n", n,
                 static_cast<long long>(growth), kWarmup);
-    EXPECT_LT(growth, kRssSlackKib);
+    if (kCheckRss) EXPECT_LT(growth, kRssSlackKib);
 }
 
 }  // namespace
