@@ -415,6 +415,51 @@ TEST(Pte, SymbolicSizesBecomeSymIntsAndValueLists) {
     EXPECT_EQ(std::get<ValueList>(g.values[shape]).items, (std::vector<int32_t>{rows, four}));
 }
 
+// A zero-size tensor planned at the same location as a real one (batch norm's unused
+// save_mean) holds no bytes: a later view of the real tensor must still copy from it.
+TEST(PteLowering, ZeroSizeTensorAtAViewsLocationDoesNotHideItsSource) {
+    PteWriter w;
+    const int x = w.tensor(fb::ScalarType::FLOAT, {8, 4});
+    const int a = w.tensor(fb::ScalarType::FLOAT, {8, 4}, {.planned = true, .memory_offset = 256});
+    const int empty = w.tensor(fb::ScalarType::FLOAT, {0}, {.planned = true, .memory_offset = 256});
+    const int view = w.tensor(fb::ScalarType::FLOAT, {32}, {.planned = true, .memory_offset = 256});
+    const int out = w.tensor(fb::ScalarType::FLOAT, {32}, {.planned = true, .memory_offset = 0});
+    const int abs = w.op("aten::abs", "out");
+    w.kernel_call(abs, {x, a});
+    w.kernel_call(abs, {x, empty});
+    w.kernel_call(abs, {view, out});
+    w.inputs = {x};
+    w.outputs = {out};
+    const Graph g = load(w.finish());
+    ASSERT_EQ(g.chain.size(), 4u);
+    EXPECT_EQ(g.chain[2].name, "aten.view_copy.default");
+    EXPECT_EQ(g.chain[2].args.front(), a);
+    EXPECT_EQ(g.chain[2].args.back(), view);
+}
+
+// A tensor that is read, written by nothing, and is not a view of what its location holds would
+// be read as unwritten memory: that is a load error naming the value.
+TEST(PteLowering, TensorReadBeforeAnyWriteIsALoadError) {
+    PteWriter w;
+    const int x = w.tensor(fb::ScalarType::FLOAT, {8, 4});
+    const int a = w.tensor(fb::ScalarType::FLOAT, {8, 4}, {.planned = true, .memory_offset = 0});
+    const int stray = w.tensor(fb::ScalarType::FLOAT, {5}, {.planned = true, .memory_offset = 0});
+    const int out = w.tensor(fb::ScalarType::FLOAT, {5}, {.planned = true, .memory_offset = 512});
+    const int abs = w.op("aten::abs", "out");
+    w.kernel_call(abs, {x, a});
+    w.kernel_call(abs, {stray, out});
+    w.inputs = {x};
+    w.outputs = {out};
+    try {
+        load(w.finish());
+        FAIL() << "expected a LoadError";
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find("is read before any instruction writes it"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 // ---- delegates -------------------------------------------------------------------------------
 
 // A VkGraph computing out = relu(x + w) with a constant w: [x, w, sum, out, alpha] values.

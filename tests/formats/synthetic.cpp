@@ -164,7 +164,9 @@ int32_t PteWriter::optional_tensor_list(const std::vector<int32_t>& ids) {
 int32_t PteWriter::tensor(fb::ScalarType type, const std::vector<int32_t>& sizes,
                           const TensorOptions& options) {
     flatbuffers::Offset<fb::AllocationDetails> allocation = 0;
-    if (options.planned) allocation = fb::CreateAllocationDetails(fbb_, 1, 0, 0);
+    if (options.planned) {
+        allocation = fb::CreateAllocationDetails(fbb_, 1, options.memory_offset, 0);
+    }
     flatbuffers::Offset<fb::ExtraTensorInfo> extra = 0;
     if (!options.fqn.empty() || options.external) {
         extra = fb::CreateExtraTensorInfoDirect(
