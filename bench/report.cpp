@@ -47,10 +47,16 @@ void print_table(const DeviceInfo& device, const Ceilings& ceilings,
     const auto& a = device.adapter;
     fmt::print("device:   {} ({}, {}; {})\n", a.name, to_string(a.type), a.backend, a.driver);
     fmt::print("timing:   {} (median per call)\n", methods(rows));
-    fmt::print("ceilings: copy {:.1f} GB/s, fma f32 {:.1f} GFLOP/s", ceilings.copy_gbps,
-               ceilings.fma_gflops);
-    if (ceilings.fma_f16_gflops > 0) fmt::print(", fma f16 {:.1f} GFLOP/s", ceilings.fma_f16_gflops);
-    fmt::print("\n");
+    if (ceilings.copy_gbps > 0 || ceilings.fma_gflops > 0) {
+        fmt::print("ceilings: copy {:.1f} GB/s, fma f32 {:.1f} GFLOP/s", ceilings.copy_gbps,
+                   ceilings.fma_gflops);
+        if (ceilings.fma_f16_gflops > 0) {
+            fmt::print(", fma f16 {:.1f} GFLOP/s", ceilings.fma_f16_gflops);
+        }
+        fmt::print("\n");
+    } else {
+        fmt::print("ceilings: not measured (the % columns need the ceiling group)\n");
+    }
     std::string group;
     for (const Result& r : rows) {
         if (r.group != group) {
@@ -63,9 +69,12 @@ void print_table(const DeviceInfo& device, const Ceilings& ceilings,
                        r.error, r.checked, r.kernel);
             continue;
         }
-        fmt::print("{:<62} {:>10.4f} {:>9.1f} {:>8.1f} {:>6.1f} {:>6.1f}  {}\n", r.name,
-                   r.timing.ms, r.gflops(), r.gbps(), percent(r.gflops(), ceilings.fma_gflops),
-                   percent(r.gbps(), ceilings.copy_gbps), r.kernel);
+        auto pct = [](double value, double ceiling) {
+            return ceiling > 0 ? fmt::format("{:.1f}", percent(value, ceiling)) : std::string("-");
+        };
+        fmt::print("{:<62} {:>10.4f} {:>9.1f} {:>8.1f} {:>6} {:>6}  {}\n", r.name, r.timing.ms,
+                   r.gflops(), r.gbps(), pct(r.gflops(), ceilings.fma_gflops),
+                   pct(r.gbps(), ceilings.copy_gbps), r.kernel);
     }
     auto best = sweep_best(rows);
     if (!best.empty()) fmt::print("\nbest variant per problem:\n");
@@ -104,8 +113,13 @@ nlohmann::json to_json(const DeviceInfo& device, const Ceilings& ceilings,
             j["ms"] = r.timing.ms;
             j["gflops"] = r.gflops();
             j["gbps"] = r.gbps();
-            j["pct_fma_f32"] = percent(r.gflops(), ceilings.fma_gflops);
-            j["pct_copy"] = percent(r.gbps(), ceilings.copy_gbps);
+            // null when the ceilings were not measured in this run
+            j["pct_fma_f32"] = ceilings.fma_gflops > 0
+                                   ? nlohmann::json(percent(r.gflops(), ceilings.fma_gflops))
+                                   : nlohmann::json(nullptr);
+            j["pct_copy"] = ceilings.copy_gbps > 0
+                                ? nlohmann::json(percent(r.gbps(), ceilings.copy_gbps))
+                                : nlohmann::json(nullptr);
             j["timing"] = r.timing.method;
             j["samples"] = r.timing.samples;
         }
