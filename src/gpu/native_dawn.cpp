@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 
 #include "base/log.h"
@@ -84,7 +85,8 @@ void wait(WGPUInstance instance, WGPUDevice device, uint64_t) {
 void process_events(WGPUInstance instance, WGPUDevice) { wgpuInstanceProcessEvents(instance); }
 
 uint64_t submit(WGPUQueue queue, WGPUCommandBuffer commands) {
-    static uint64_t counter = 0;
+    // A non-zero token only (wait() drains the whole queue); shared by the contexts of all threads.
+    static std::atomic<uint64_t> counter{0};
     wgpuQueueSubmit(queue, 1, &commands);
     return ++counter;
 }
