@@ -51,7 +51,9 @@ TEST(Hygiene, LoadRunDestroyCyclesGiveBackEveryGpuObject) {
     int64_t growth = resident_kib() - rss_after_warmup;
     std::printf("[hygiene] %d full cycles: RSS %+lld KiB after cycle %d\n", n,
                 static_cast<long long>(growth), kWarmup);
-    if (kCheckRss) EXPECT_LT(growth, kRssSlackKib);
+    if (kCheckRss) {
+        EXPECT_LT(growth, kRssSlackKib);
+    }
 }
 
 TEST(Hygiene, OneContextRecordingFreshProgramsKeepsItsObjectsFlat) {
@@ -72,7 +74,9 @@ TEST(Hygiene, OneContextRecordingFreshProgramsKeepsItsObjectsFlat) {
     int64_t growth = resident_kib() - rss_after_warmup;
     std::printf("[hygiene] %d cycles in one context: RSS %+lld KiB after cycle %d\n", n,
                 static_cast<long long>(growth), kWarmup);
-    if (kCheckRss) EXPECT_LT(growth, kRssSlackKib);
+    if (kCheckRss) {
+        EXPECT_LT(growth, kRssSlackKib);
+    }
 }
 
 }  // namespace
