@@ -13,6 +13,7 @@
 #include "ops/conv/conv2d_depthwise.wgsl.h"
 #include "ops/conv/conv2d_direct.wgsl.h"
 #include "ops/conv/conv2d_pointwise.wgsl.h"
+#include "ops/matmul/gemm.h"
 #include "ops/conv/conv_common.wgsl.h"
 
 namespace wgx::ops {
@@ -206,8 +207,30 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
     bool pointwise = kH == 1 && kW == 1 && stride[0] == 1 && stride[1] == 1 && padding[0] == 0 &&
                      padding[1] == 0 && out_pad[0] == 0 && out_pad[1] == 0 && groups == 1;
     Grid gemm_grid{uint32_t(ceil_div(HW, 32)), uint32_t(ceil_div(C_out, 32)), uint32_t(N)};
-    if (pointwise && ceil_div(HW, 32) <= max_dim && ceil_div(C_out, 32) <= max_dim &&
-        uint64_t(N) <= max_dim) {
+    const bool pointwise_fits = pointwise && ceil_div(HW, 32) <= max_dim &&
+                                ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim;
+    // Without a clamp (the GEMM has no clamp epilogue), it runs on the engine's tuned GEMM with
+    // the weight shared by every image and the bias broadcast along the columns.
+    if (pointwise_fits && !(p.flags & (kConvHasMin | kConvHasMax))) {
+        GemmCall call{weight, input, bias, out};
+        call.p.M = uint32_t(C_out);
+        call.p.N = uint32_t(HW);
+        call.p.K = uint32_t(C_in);
+        call.p.batch = uint32_t(N);
+        call.p.a_batch_stride = 0;
+        call.p.b_batch_stride = uint32_t(uint64_t(C_in) * HW);
+        call.p.c_batch_stride = uint32_t(uint64_t(C_out) * HW);
+        call.p.bias_batch_stride = 0;
+        call.p.bias_row_stride = 1;
+        call.p.bias_col_stride = 0;
+        call.p.alpha = 1.0f;
+        call.p.beta = bias ? 1.0f : 0.0f;
+        call.trans_a = transposed;  // the transposed weight is [C_in, C_out]
+        record_gemm(rec, fmt::format("{}/pointwise_gemm{}", args.op(), transposed ? "_t" : ""),
+                    call);
+        return;
+    }
+    if (pointwise_fits) {
         Kernel kern = rec.kernel(fmt::format("{}/pointwise{}", args.op(), transposed ? "_t" : ""),
                                  common + std::string(wgsl::ops_conv_conv2d_pointwise),
                                  {{"TRANSPOSED", transposed ? 1.0 : 0.0}});
