@@ -12,7 +12,7 @@
 #include "core/dispatch_geometry.h"
 #include "ops/conv/conv2d_depthwise.wgsl.h"
 #include "ops/conv/conv2d_direct.wgsl.h"
-#include "ops/conv/conv2d_pointwise.wgsl.h"
+#include "ops/elementwise/unary.h"
 #include "ops/matmul/gemm.h"
 #include "ops/conv/conv_common.wgsl.h"
 
@@ -201,18 +201,22 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
     const std::string common(wgsl::ops_conv_conv_common);
     const uint32_t max_dim = rec.device().limits.max_workgroups_per_dimension;
 
-    // Variant 1: a 1x1, stride-1, unpadded, ungrouped convolution is a GEMM per image:
-    // out[n] [C_out, HW] = W [C_out, C_in] @ x[n] [C_in, HW] (W transposed for transposed).
+    // Variant 1: a 1x1, stride-1, unpadded, ungrouped convolution is a GEMM per image,
+    // out[n] [C_out, HW] = W [C_out, C_in] @ x[n] [C_in, HW] (W transposed for transposed),
+    // on the engine's tuned GEMM (ops/matmul/gemm.h). Grids too large for it take the direct
+    // kernel below.
     const uint64_t HW = uint64_t(o[0]) * uint64_t(o[1]);
     bool pointwise = kH == 1 && kW == 1 && stride[0] == 1 && stride[1] == 1 && padding[0] == 0 &&
                      padding[1] == 0 && out_pad[0] == 0 && out_pad[1] == 0 && groups == 1;
-    Grid gemm_grid{uint32_t(ceil_div(HW, 32)), uint32_t(ceil_div(C_out, 32)), uint32_t(N)};
     const bool pointwise_fits = pointwise && ceil_div(HW, 32) <= max_dim &&
                                 ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim;
-    // Without a clamp (the GEMM has no clamp epilogue), it runs on the engine's tuned GEMM with
-    // the weight shared by every image and the bias broadcast along the columns.
-    if (pointwise_fits && !(p.flags & (kConvHasMin | kConvHasMax))) {
-        GemmCall call{weight, input, bias, out};
+    // The weight is shared by every image and the bias broadcast along the columns. The GEMM
+    // has no clamp epilogue: a clamped convolution writes a scratch tensor and clamps it into
+    // `out` (max first, then min, as the other kernels).
+    if (pointwise_fits) {
+        const bool clamped = (p.flags & (kConvHasMin | kConvHasMax)) != 0;
+        const Tensor gemm_out = clamped ? rec.scratch(DType::f32, out.shape()) : out;
+        GemmCall call{weight, input, bias, gemm_out};
         call.p.M = uint32_t(C_out);
         call.p.N = uint32_t(HW);
         call.p.K = uint32_t(C_in);
@@ -228,13 +232,13 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
         call.trans_a = transposed;  // the transposed weight is [C_in, C_out]
         record_gemm(rec, fmt::format("{}/pointwise_gemm{}", args.op(), transposed ? "_t" : ""),
                     call);
-        return;
-    }
-    if (pointwise_fits) {
-        Kernel kern = rec.kernel(fmt::format("{}/pointwise{}", args.op(), transposed ? "_t" : ""),
-                                 common + std::string(wgsl::ops_conv_conv2d_pointwise),
-                                 {{"TRANSPOSED", transposed ? 1.0 : 0.0}});
-        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(p)}, gemm_grid);
+        if (clamped) {
+            const float inf = std::numeric_limits<float>::infinity();
+            const float lo = (p.flags & kConvHasMin) ? p.out_min : -inf;
+            const float hi = (p.flags & kConvHasMax) ? p.out_max : inf;
+            const UnarySpec clamp{args.op(), "return min(max(x, params.p0), params.p1);", true};
+            record_unary(rec, clamp, gemm_out, out, args, lo, hi);
+        }
         return;
     }
 
