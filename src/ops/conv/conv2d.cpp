@@ -11,6 +11,7 @@
 
 #include "core/dispatch_geometry.h"
 #include "ops/conv/conv2d_depthwise.wgsl.h"
+#include "ops/conv/im2col.wgsl.h"
 #include "ops/conv/conv2d_direct.wgsl.h"
 #include "ops/elementwise/unary.h"
 #include "ops/matmul/gemm.h"
@@ -213,25 +214,28 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
     // The weight is shared by every image and the bias broadcast along the columns. The GEMM
     // has no clamp epilogue: a clamped convolution writes a scratch tensor and clamps it into
     // `out` (max first, then min, as the other kernels).
-    if (pointwise_fits) {
+    // The GEMM form of a convolution: out[n] = W [C_out, K] @ B[n] [K, HW] + bias, with the
+    // weight shared by every image and the bias broadcast along the columns. The GEMM has no
+    // clamp epilogue: a clamped convolution writes a scratch tensor and clamps it into `out`
+    // (max first, then min, as the other kernels).
+    auto record_as_gemm = [&](const Tensor& b, uint64_t K, std::string_view kind) {
         const bool clamped = (p.flags & (kConvHasMin | kConvHasMax)) != 0;
         const Tensor gemm_out = clamped ? rec.scratch(DType::f32, out.shape()) : out;
-        GemmCall call{weight, input, bias, gemm_out};
+        GemmCall call{weight, b, bias, gemm_out};
         call.p.M = uint32_t(C_out);
         call.p.N = uint32_t(HW);
-        call.p.K = uint32_t(C_in);
+        call.p.K = uint32_t(K);
         call.p.batch = uint32_t(N);
         call.p.a_batch_stride = 0;
-        call.p.b_batch_stride = uint32_t(uint64_t(C_in) * HW);
+        call.p.b_batch_stride = uint32_t(K * HW);
         call.p.c_batch_stride = uint32_t(uint64_t(C_out) * HW);
         call.p.bias_batch_stride = 0;
         call.p.bias_row_stride = 1;
         call.p.bias_col_stride = 0;
         call.p.alpha = 1.0f;
         call.p.beta = bias ? 1.0f : 0.0f;
-        call.trans_a = transposed;  // the transposed weight is [C_in, C_out]
-        record_gemm(rec, fmt::format("{}/pointwise_gemm{}", args.op(), transposed ? "_t" : ""),
-                    call);
+        call.trans_a = transposed;  // a transposed 1x1 weight is [C_in, C_out]
+        record_gemm(rec, fmt::format("{}/{}", args.op(), kind), call);
         if (clamped) {
             const float inf = std::numeric_limits<float>::infinity();
             const float lo = (p.flags & kConvHasMin) ? p.out_min : -inf;
@@ -239,6 +243,29 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
             const UnarySpec clamp{args.op(), "return min(max(x, params.p0), params.p1);", true};
             record_unary(rec, clamp, gemm_out, out, args, lo, hi);
         }
+    };
+    if (pointwise_fits) {
+        record_as_gemm(input, uint64_t(C_in), transposed ? "pointwise_gemm_t" : "pointwise_gemm");
+        return;
+    }
+
+    // Variant 1b: any other ungrouped, non-transposed convolution unfolds its input (im2col)
+    // into a scratch [N, C_in * kH * kW, HW] and runs the same GEMM, when the unfolded input
+    // fits one binding and the grid the device.
+    const uint64_t K = uint64_t(C_in) * uint64_t(kH) * uint64_t(kW);
+    const uint64_t unfolded = uint64_t(N) * K * HW;
+    const auto& limits = rec.device().limits;
+    if (!transposed && groups == 1 && unfolded * 4 <= limits.max_storage_binding_bytes &&
+        unfolded * 4 <= limits.max_buffer_bytes && unfolded <= std::numeric_limits<uint32_t>::max() &&
+        ceil_div(HW, 32) <= max_dim && ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim) {
+        Tensor cols = rec.scratch(DType::f32, {int64_t(N), int64_t(K), int64_t(HW)});
+        ConvParams q = p;
+        q.threads = uint32_t(unfolded);
+        const uint32_t iwg = rec.workgroup_size(256);
+        Kernel unfold = rec.kernel(fmt::format("{}/im2col", args.op()),
+                                   std::string(wgsl::ops_conv_im2col), {{"WG", double(iwg)}});
+        rec.dispatch(unfold, {input, cols, Binding::uniform(q)}, rec.grid_1d(unfolded, iwg));
+        record_as_gemm(cols, K, "im2col_gemm");
         return;
     }
 
