@@ -1,9 +1,9 @@
 """PyDNet++ (mobilePydnet, 2019) monocular relative depth, 448x640, from the TFLite file in
-/work/shared/models/mobilepydnet.
+../shared/models/mobilepydnet.
 
 Not committed: the weights were trained on Matterport3D (non-commercial terms), so the .tflite,
 the .pte and the goldens stay in the ignored cache .cache/real-models/pydnet/. This file only
-reads /work/shared/models/mobilepydnet/optimized_pydnet++.tflite when it is present.
+reads ../shared/models/mobilepydnet/optimized_pydnet++.tflite when it is present.
 
 The file has int8 per-tensor weights (dynamic range) and fp32 activations;
 python/importers/tflite_model.py rebuilds it with the weights dequantised (w = q * scale), the
@@ -35,7 +35,7 @@ from importers.tflite_model import build_module  # noqa: E402
 from importers.tflite_reader import read_tflite  # noqa: E402
 
 NAME = "pydnet"
-SHARED = Path("/work/shared/models/mobilepydnet")
+SHARED = common.SHARED_MODELS / "mobilepydnet"
 TFLITE = SHARED / "optimized_pydnet++.tflite"
 TFLITE_SHA256 = "ba97991edb4a516096557aedf56e61bf4aa4c30e34d6a38f061ef449ecf16bc7"
 OUTPUT = "PSD/resize_images/ResizeBilinear"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -25,6 +26,9 @@ if str(PYTHON_DIR) not in sys.path:
     sys.path.insert(0, str(PYTHON_DIR))
 
 CACHE = ROOT / ".cache" / "real-models"
+# Model files that may not be committed come from the shared folder beside the checkout
+# (../shared/models), or from $WGX_SHARED_MODELS.
+SHARED_MODELS = Path(os.environ.get("WGX_SHARED_MODELS", ROOT.parent / "shared" / "models"))
 DARKNET_DATA = Path("/usr/share/darknet/data")          # Debian package darknet
 SKIMAGE_DATA = Path("/usr/lib/python3/dist-packages/skimage/data")  # Debian python3-skimage
 

@@ -1,7 +1,7 @@
-"""Ultralytics YOLO26n (COCO-80, 640x640), from the int8-weight TFLite export in /work/shared/models.
+"""Ultralytics YOLO26n (COCO-80, 640x640), from the int8-weight TFLite export in ../shared/models.
 
 AGPL-3.0 weights: the .tflite, the .pte and the goldens made from them are NEVER committed. This
-file only reads /work/shared/models/yolo26n/yolo26n_int8.tflite when it is present and writes
+file only reads ../shared/models/yolo26n/yolo26n_int8.tflite when it is present and writes
 into the ignored cache .cache/real-models/yolo26n/.
 
 The file is Ultralytics' dynamic-range export (int8 per-channel weights, fp32 activations).
@@ -36,7 +36,7 @@ from importers.tflite_model import build_module  # noqa: E402
 from importers.tflite_reader import read_tflite  # noqa: E402
 
 NAME = "yolo26n"
-SHARED = Path("/work/shared/models/yolo26n")
+SHARED = common.SHARED_MODELS / "yolo26n"
 TFLITE = SHARED / "yolo26n_int8.tflite"
 TFLITE_SHA256 = "4a381ddec117c3f8ce41dd6b7b98d35f4370439b8e8984758131f2c94960efb3"
 METADATA = SHARED / "metadata.yaml"
