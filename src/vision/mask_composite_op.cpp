@@ -7,6 +7,7 @@
 #include "vision/geometry.h"
 #include "vision/image.h"
 #include "vision/mask_composite.wgsl.h"
+#include "vision/sample_map.wgsl.h"
 
 namespace wgx::vision {
 
@@ -71,7 +72,9 @@ void MaskCompositeOp::record(Recorder& rec, const Args& args) const {
     p.colour[3] = style_.tint;
     p.background = style_.background;
     const uint32_t wg = rec.workgroup_size(128);
-    Kernel k = rec.kernel(name(), std::string(wgsl::vision_mask_composite), {{"WG", double(wg)}});
+    Kernel k = rec.kernel(name(),
+                          std::string(wgsl::vision_mask_composite) + std::string(wgsl::vision_sample_map),
+                          {{"WG", double(wg)}});
     rec.dispatch(k, {photo, map, out, Binding::uniform(p)}, rec.grid_1d(uint64_t(w) * h, wg));
 }
 
