@@ -282,7 +282,7 @@ INSTANTIATE_TEST_SUITE_P(Models, Demos,
 TEST(Demos, BundledDetectorFindsTheDogAndTheBicycle) {
     const RealModel m = locate("nanodet");
     const fs::path dog = "/usr/share/darknet/data/dog.jpg";
-    if (!fs::exists(m.dir / "card.json")) GTEST_SKIP() << "models/nanodet is absent";
+    ASSERT_TRUE(fs::exists(m.dir / "card.json")) << "models/nanodet is bundled and must be present";
     if (!fs::exists(dog)) GTEST_SKIP() << dog << " is absent (Debian package darknet)";
     Pipeline pipeline(test::ctx(), load_model_card(m.dir));
     FrameResult r = pipeline.run(load_image(dog));
