@@ -6,7 +6,10 @@
 // (float32 fma accumulation; an indexing or tiling error is of the order of the values).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <optional>
 
 #include "ops/matmul/gemm.h"
 #include "test_util.h"
@@ -35,12 +38,15 @@ struct Problem {
     bool shared_a;       // A shared by every batch (a 1x1 convolution's weight)
     int bias;            // 0: none, 1: per-column [N], 2: full [batch, M, N], 3: per-row [M, 1]
     float alpha = 1.f, beta = 1.f;
+    uint32_t splits = 0;             // GemmCall::splits (0: the default choice)
+    std::optional<float> lo, hi;     // clamp epilogue bounds
 };
 
 std::string describe(const Problem& p) {
-    return fmt::format("{}x[{}x{}x{}]{}{}{} bias{} alpha {} beta {}", p.batch, p.M, p.K, p.N,
-                       p.trans_a ? " A^T" : "", p.trans_b ? " B^T" : "",
-                       p.shared_a ? " shared A" : "", p.bias, p.alpha, p.beta);
+    return fmt::format("{}x[{}x{}x{}]{}{}{} bias{} alpha {} beta {} splits {} clamp [{}, {}]",
+                       p.batch, p.M, p.K, p.N, p.trans_a ? " A^T" : "", p.trans_b ? " B^T" : "",
+                       p.shared_a ? " shared A" : "", p.bias, p.alpha, p.beta, p.splits,
+                       p.lo.value_or(-INFINITY), p.hi.value_or(INFINITY));
 }
 
 // Runs `p` through `variant` ("" = the default choice) and returns max_rel_error vs float64.
@@ -78,6 +84,9 @@ double run(const Problem& p, std::string_view variant, uint32_t seed) {
     call.trans_a = p.trans_a;
     call.trans_b = p.trans_b;
     call.variant = variant;
+    call.splits = p.splits;
+    call.out_min = p.lo;
+    call.out_max = p.hi;
     ctx().reset();
     ctx().record(GemmOp(call), {call.c});
     ctx().submit();
@@ -96,6 +105,8 @@ double run(const Problem& p, std::string_view variant, uint32_t seed) {
                 }
                 s *= p.alpha;
                 if (p.bias) s += double(p.beta) * bias[z * bias_batch + r * bias_row + c * bias_col];
+                if (p.lo) s = std::max(s, double(*p.lo));
+                if (p.hi) s = std::min(s, double(*p.hi));
                 want[(z * p.M + r) * p.N + c] = s;
             }
         }
@@ -192,6 +203,60 @@ TEST(GemmKernel, GemvEveryLayout) {
         Problem many_rows{2, 9, 45, 23, false, tb, false, 2};
         EXPECT_LE(run(many_rows, ops::kGemvVariant, seed++), 1e-5) << "gemv " << describe(many_rows);
     }
+}
+
+// Split K (forced here: the default splits only on GPUs): chunk counts that divide the K steps
+// and ones that leave a short last chunk, K not a multiple of the K step, every bias broadcast,
+// batches with a shared A, both transposes, alpha, and the clamp applied after the chunks are
+// added; the smallest and the largest fitting variant.
+TEST(GemmKernel, SplitKMatchesFloat64) {
+    auto fits = fitting_variants();
+    ASSERT_FALSE(fits.empty());
+    uint32_t seed = 1300;
+    for (const GemmVariant* v : {fits.front(), fits.back()}) {
+        const int64_t k = v->bk;
+        std::vector<Problem> problems = {
+            {1, 37, 8 * k + 3, 29, false, false, true, 3, 1.f, 1.f, 2},
+            {2, v->bm() + 4, 5 * k, v->bn() + 4, false, true, false, 2, 0.5f, -1.f, 3},
+            {3, 12, 7 * k + 1, 20, true, false, true, 1, 1.f, 1.f, 4, -0.1f, 0.2f},
+            {1, 9, 3 * k + 2, 7, true, true, false, 0, 1.f, 1.f, 7, std::nullopt, 0.f},
+            {1, 64, 40 * k, 16, false, false, true, 1, 1.f, 1.f, 32, 0.f, std::nullopt},
+        };
+        for (const Problem& p : problems) {
+            EXPECT_LE(run(p, v->name, seed++), 1e-5) << v->name << " " << describe(p);
+        }
+    }
+}
+
+// The clamp epilogue without split K, on the tile kernel and the few-rows kernel.
+TEST(GemmKernel, ClampEpilogue) {
+    uint32_t seed = 1400;
+    std::vector<Problem> problems = {
+        {1, 33, 70, 45, false, false, true, 3, 1.f, 1.f, 1, 0.f, 6.f},
+        {2, 64, 64, 64, false, true, false, 1, 1.f, 1.f, 1, -0.3f, std::nullopt},
+        {1, 3, 90, 41, false, true, false, 1, 1.f, 1.f, 0, std::nullopt, 0.1f},
+        {2, 2, 33, 17, false, false, false, 2, 1.f, 1.f, 0, -0.2f, 0.2f},
+    };
+    for (const Problem& p : problems) {
+        EXPECT_LE(run(p, "", seed++), 1e-5) << "default " << describe(p);
+    }
+}
+
+// The default split: only GPUs, only when the tiles leave the GPU short of invocations, never
+// so many chunks that one has fewer than 8 K steps.
+TEST(GemmKernel, DefaultSplitFollowsProblemAndDevice) {
+    DeviceInfo gpu;
+    gpu.adapter.type = AdapterType::discrete;
+    const GemmVariant& small = *ops::find_gemm_variant("32x32/k16/4x4");
+    EXPECT_EQ(ops::choose_gemm_splits(gpu, small, 4096, 4096, 4096, 1), 1u);
+    // ResNet-18's last 3x3 convolutions: [512 x 4608] @ [4608 x 49], 32 workgroups.
+    const uint32_t s = ops::choose_gemm_splits(gpu, small, 512, 49, 4608, 1);
+    EXPECT_GE(s, 2u);
+    EXPECT_LE(s * 8u * small.bk, 4608u);
+    EXPECT_EQ(ops::choose_gemm_splits(gpu, small, 512, 49, 100, 1), 1u);  // K too short
+    DeviceInfo cpu = gpu;
+    cpu.adapter.type = AdapterType::cpu;
+    EXPECT_EQ(ops::choose_gemm_splits(cpu, small, 512, 49, 4608, 1), 1u);
 }
 
 // beta = 0 ignores the bias, NaN included (PyTorch's addmm rule the epilogue follows).

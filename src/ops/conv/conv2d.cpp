@@ -13,7 +13,6 @@
 #include "ops/conv/conv2d_depthwise.wgsl.h"
 #include "ops/conv/im2col.wgsl.h"
 #include "ops/conv/conv2d_direct.wgsl.h"
-#include "ops/elementwise/unary.h"
 #include "ops/matmul/gemm.h"
 #include "ops/conv/conv_common.wgsl.h"
 
@@ -211,17 +210,11 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
                      padding[1] == 0 && out_pad[0] == 0 && out_pad[1] == 0 && groups == 1;
     const bool pointwise_fits = pointwise && ceil_div(HW, 32) <= max_dim &&
                                 ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim;
-    // The weight is shared by every image and the bias broadcast along the columns. The GEMM
-    // has no clamp epilogue: a clamped convolution writes a scratch tensor and clamps it into
-    // `out` (max first, then min, as the other kernels).
     // The GEMM form of a convolution: out[n] = W [C_out, K] @ B[n] [K, HW] + bias, with the
-    // weight shared by every image and the bias broadcast along the columns. The GEMM has no
-    // clamp epilogue: a clamped convolution writes a scratch tensor and clamps it into `out`
-    // (max first, then min, as the other kernels).
+    // weight shared by every image, the bias broadcast along the columns and the clamp (a fused
+    // activation) in the GEMM's epilogue.
     auto record_as_gemm = [&](const Tensor& b, uint64_t K, std::string_view kind) {
-        const bool clamped = (p.flags & (kConvHasMin | kConvHasMax)) != 0;
-        const Tensor gemm_out = clamped ? rec.scratch(DType::f32, out.shape()) : out;
-        GemmCall call{weight, b, bias, gemm_out};
+        GemmCall call{weight, b, bias, out};
         call.p.M = uint32_t(C_out);
         call.p.N = uint32_t(HW);
         call.p.K = uint32_t(K);
@@ -235,14 +228,9 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
         call.p.alpha = 1.0f;
         call.p.beta = bias ? 1.0f : 0.0f;
         call.trans_a = transposed;  // a transposed 1x1 weight is [C_in, C_out]
+        if (p.flags & kConvHasMin) call.out_min = p.out_min;
+        if (p.flags & kConvHasMax) call.out_max = p.out_max;
         record_gemm(rec, fmt::format("{}/{}", args.op(), kind), call);
-        if (clamped) {
-            const float inf = std::numeric_limits<float>::infinity();
-            const float lo = (p.flags & kConvHasMin) ? p.out_min : -inf;
-            const float hi = (p.flags & kConvHasMax) ? p.out_max : inf;
-            const UnarySpec clamp{args.op(), "return min(max(x, params.p0), params.p1);", true};
-            record_unary(rec, clamp, gemm_out, out, args, lo, hi);
-        }
     };
     if (pointwise_fits) {
         record_as_gemm(input, uint64_t(C_in), transposed ? "pointwise_gemm_t" : "pointwise_gemm");

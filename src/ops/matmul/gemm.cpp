@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "core/dispatch_geometry.h"
+#include "ops/matmul/gemm_splitk_reduce.wgsl.h"
 #include "ops/matmul/gemv.wgsl.h"
 #include "wgx/error.h"
 
@@ -21,6 +25,14 @@ void check_grid(std::string_view label, const GemmParams& p, Grid grid, const De
     }
 }
 
+// The clamp bounds of the epilogue, unbounded where absent.
+GemmUniform uniform_for(const GemmCall& call) {
+    const float inf = std::numeric_limits<float>::infinity();
+    return GemmUniform{call.p, 0, 1, call.out_min.value_or(-inf), call.out_max.value_or(inf)};
+}
+
+bool has_clamp(const GemmCall& call) { return call.out_min || call.out_max; }
+
 void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call) {
     const GemmParams& p = call.p;
     if (call.trans_a) {
@@ -31,14 +43,49 @@ void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call) {
     const uint32_t columns = call.trans_b ? wg / 32 : 16;  // per workgroup, see gemv.wgsl
     Grid grid{static_cast<uint32_t>(ceil_div(p.N, columns)), p.M, p.batch};
     check_grid(label, p, grid, rec.device(), fmt::format("{} columns each", columns));
-    Kernel k = rec.kernel(fmt::format("{}/gemv{}{}", label, call.trans_b ? " tB" : "",
-                                      has_bias ? " bias" : ""),
+    Kernel k = rec.kernel(fmt::format("{}/gemv{}{}{}", label, call.trans_b ? " tB" : "",
+                                      has_bias ? " bias" : "", has_clamp(call) ? " clamp" : ""),
                           std::string(wgsl::ops_matmul_gemv),
                           {{"WG", double(wg)},
                            {"TRANS_B", call.trans_b ? 1.0 : 0.0},
-                           {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
-    rec.dispatch(k, {call.a, call.b, has_bias ? *call.bias : call.a, call.c, Binding::uniform(p)},
+                           {"HAS_BIAS", has_bias ? 1.0 : 0.0},
+                           {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0}});
+    rec.dispatch(k, {call.a, call.b, has_bias ? *call.bias : call.a, call.c,
+                     Binding::uniform(uniform_for(call))},
                  grid);
+}
+
+// The K chunking of a tiled GEMM: `splits` chunks of `k_chunk` (a multiple of the variant's K
+// step), every chunk non-empty, and the grid's z (batch * splits) within the device's limit.
+struct KSplit {
+    uint32_t splits = 1, k_chunk = 0;
+};
+
+KSplit plan_split(const GemmCall& call, const GemmVariant& v, const DeviceInfo& device) {
+    const GemmParams& p = call.p;
+    uint64_t want = call.splits ? call.splits
+                                : choose_gemm_splits(device, v, p.M, p.N, p.K, p.batch);
+    const uint64_t steps = std::max<uint64_t>(1, ceil_div(p.K, v.bk));
+    want = std::min<uint64_t>({want, steps, device.limits.max_workgroups_per_dimension /
+                                                std::max<uint32_t>(p.batch, 1)});
+    if (want < 2) return {};
+    const uint64_t chunk = ceil_div(steps, want) * v.bk;
+    return {static_cast<uint32_t>(ceil_div(p.K, chunk)), static_cast<uint32_t>(chunk)};
+}
+
+// The second pass of a split-K GEMM: adds the chunks' partial sums and applies the epilogue.
+void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall& call,
+                          const Tensor& partial, GemmUniform u, bool has_bias) {
+    const uint32_t wg = rec.workgroup_size(256);
+    const uint64_t outputs = uint64_t(u.p.batch) * u.p.M * u.p.N;
+    Kernel k = rec.kernel(fmt::format("{}/split-K reduce{}{}", label, has_bias ? " bias" : "",
+                                      has_clamp(call) ? " clamp" : ""),
+                          std::string(wgsl::ops_matmul_gemm_splitk_reduce),
+                          {{"WG", double(wg)},
+                           {"HAS_BIAS", has_bias ? 1.0 : 0.0},
+                           {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0}});
+    rec.dispatch(k, {partial, has_bias ? *call.bias : partial, call.c, Binding::uniform(u)},
+                 rec.grid_1d(outputs, wg));
 }
 
 }  // namespace
@@ -66,6 +113,14 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
         }
     }
 
+    const KSplit split = plan_split(call, *v, device);
+    GemmUniform u = uniform_for(call);
+    u.splits = split.splits;
+    u.k_chunk = split.k_chunk;
+    // With split K the tile pass writes [batch * splits, M, N] partial sums to a scratch.
+    GemmUniform tile_u = u;
+    if (split.splits > 1) tile_u.p.c_batch_stride = p.M * p.N;
+
     // vec4 access needs every row (and batch) of the operand to start on a multiple of 4
     // elements along the direction the four lanes run.
     GemmShapeFlags f;
@@ -73,18 +128,30 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.trans_b = call.trans_b;
     f.vec_a = (call.trans_a ? p.M : p.K) % 4 == 0 && p.a_batch_stride % 4 == 0;
     f.vec_b = (call.trans_b ? p.K : p.N) % 4 == 0 && p.b_batch_stride % 4 == 0;
-    f.vec_c = p.N % 4 == 0 && p.c_batch_stride % 4 == 0;
+    f.vec_c = p.N % 4 == 0 && tile_u.p.c_batch_stride % 4 == 0;
     f.has_bias = call.bias.has_value() && p.beta != 0.f;
+    f.has_clamp = has_clamp(call);
+    f.split_k = split.splits > 1;
 
     Grid grid{static_cast<uint32_t>(ceil_div(p.N, v->bn())),
-              static_cast<uint32_t>(ceil_div(p.M, v->bm())), p.batch};
+              static_cast<uint32_t>(ceil_div(p.M, v->bm())), p.batch * split.splits};
     check_grid(label, p, grid, device, fmt::format("{}x{} outputs each", v->bm(), v->bn()));
-    Kernel k = rec.kernel(fmt::format("{}/gemm {}{}{}{}", label, v->name, f.trans_a ? " tA" : "",
-                                      f.trans_b ? " tB" : "", f.has_bias ? " bias" : ""),
-                          gemm_wgsl(*v, f));
+    std::string name = fmt::format("{}/gemm {}{}{}", label, v->name, f.trans_a ? " tA" : "",
+                                   f.trans_b ? " tB" : "");
+    if (f.split_k) {
+        name += fmt::format(" split-K {}", split.splits);
+    } else {
+        name += fmt::format("{}{}", f.has_bias ? " bias" : "", f.has_clamp ? " clamp" : "");
+    }
+    Kernel k = rec.kernel(name, gemm_wgsl(*v, f));
+    const Tensor c = f.split_k ? rec.scratch(DType::f32, {int64_t(p.batch) * split.splits,
+                                                          int64_t(p.M), int64_t(p.N)})
+                               : call.c;
     // An absent bias binds A (never read).
-    rec.dispatch(k, {call.a, call.b, f.has_bias ? *call.bias : call.a, call.c, Binding::uniform(p)},
+    rec.dispatch(k, {call.a, call.b, f.has_bias && !f.split_k ? *call.bias : call.a, c,
+                     Binding::uniform(tile_u)},
                  grid);
+    if (f.split_k) record_splitk_reduce(rec, label, call, c, u, f.has_bias);
 }
 
 void record_gemm(Recorder& rec, std::string_view label, const Tensor& a, const Tensor& b,

@@ -27,6 +27,15 @@ static_assert(offsetof(GemmParams, a_batch_stride) == 16);
 static_assert(offsetof(GemmParams, bias_row_stride) == 32);
 static_assert(offsetof(GemmParams, alpha) == 40);
 
+// The uniform gemm.wgsl, gemv.wgsl and gemm_splitk_reduce.wgsl read: the caller's parameters
+// and what record_gemm decides (split K) or takes from GemmCall (the clamp).
+struct GemmUniform {
+    GemmParams p;
+    uint32_t k_chunk, splits;
+    float out_min, out_max;
+};
+static_assert(sizeof(GemmUniform) == 64);
+
 // The variant name that forces the few-rows kernel (gemv.wgsl); it is the default for M <=
 // kGemvMaxRows when A is not transposed.
 inline constexpr std::string_view kGemvVariant = "gemv";
@@ -39,9 +48,13 @@ struct GemmCall {
     GemmParams p{};
     bool trans_a = false;
     bool trans_b = false;
+    // A clamp epilogue (a convolution's fused activation): absent bounds are unbounded.
+    std::optional<float> out_min, out_max;
     // A variant by name (tests and the micro-benchmark's sweep) or kGemvVariant; empty: the
     // default (gemv for few rows, else choose_gemm_variant).
     std::string_view variant;
+    // K chunks (split K, see gemm.wgsl): 0 = choose_gemm_splits, 1 = none; not for gemv.
+    uint32_t splits = 0;
 };
 
 // Records one GEMM dispatch. Strides and sizes must describe elements inside the tensors (the

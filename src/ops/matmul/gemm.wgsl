@@ -15,8 +15,17 @@
 // hides their latency behind the FMAs. Loads and stores are vec4 where the sizes allow (the
 // `Elem` aliases), else four bounds-checked scalars: any M, N, K works.
 //
+// Epilogue: alpha, the bias, then an optional clamp to [out_min, out_max] (HAS_CLAMP; a
+// convolution's fused activation), max first as PyTorch's clamp.
+//
+// Split K (SPLIT_K): a problem with too few output tiles to fill the GPU also splits K into
+// `splits` chunks of `k_chunk` (a multiple of BK); workgroup_id.z = batch * splits + chunk, and
+// each workgroup writes its raw partial sums to C = a scratch [batch * splits, M, N] (no
+// epilogue, c_batch_stride = M * N). gemm_splitk_reduce.wgsl then adds the chunks and applies
+// the epilogue.
+//
 // This file is a template: gemm_kernel.cpp prepends one variant's constants (BM, BN, BK, WG_X,
-// WG_Y, HAS_BIAS) and element aliases (AElem, BElem, CElem) and replaces each `//@NAME` line
+// WG_Y, HAS_BIAS, HAS_CLAMP, SPLIT_K) and element aliases (AElem, BElem, CElem) and replaces each `//@NAME` line
 // with straight-line code for that variant. The hot loop body is unrolled there rather than
 // written as WGSL loops because naga emits every loop as a bounded `loop` that downstream
 // compilers do not reliably unroll; an accumulator array indexed inside such a loop would then
@@ -34,6 +43,10 @@ struct Params {
     bias_col_stride: u32,
     alpha: f32,
     beta: f32,
+    k_chunk: u32,  // SPLIT_K: the K range of one chunk
+    splits: u32,   // SPLIT_K: chunks per batch
+    out_min: f32,  // HAS_CLAMP
+    out_max: f32,
 }
 
 @group(0) @binding(0) var<storage, read> A: array<AElem>;
@@ -44,6 +57,9 @@ struct Params {
 
 var<workgroup> tile_a: array<vec4<f32>, BK * BM / 4u>;  // [k][m / 4]
 var<workgroup> tile_b: array<vec4<f32>, BK * BN / 4u>;  // [k][n / 4]
+
+// The end of this workgroup's K range (params.K, or its chunk's end when SPLIT_K).
+var<private> k_end: u32;
 
 // Four elements of op(A) from batch offset `base`: rows m..m+3 at column k when A is read
 // transposed, else row m at columns k..k+3. Outside the matrix reads zero.
@@ -61,6 +77,12 @@ fn store_c(base: u32, z: u32, r: u32, c: u32, acc: vec4<f32>) {
     if (r >= params.M) {
         return;
     }
+    if (SPLIT_K) {
+        // Raw partial sums; the reduce pass applies the epilogue.
+        let v = acc;
+//@STORE_C
+        return;
+    }
     var v = params.alpha * acc;
     if (HAS_BIAS) {
         let row = z * params.bias_batch_stride + r * params.bias_row_stride;
@@ -69,6 +91,9 @@ fn store_c(base: u32, z: u32, r: u32, c: u32, acc: vec4<f32>) {
                 v[j] += params.beta * bias[row + (c + j) * params.bias_col_stride];
             }
         }
+    }
+    if (HAS_CLAMP) {
+        v = min(max(v, vec4<f32>(params.out_min)), vec4<f32>(params.out_max));
     }
 //@STORE_C
 }
@@ -81,17 +106,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     let ty = lid.y;
     let m0 = wid.y * BM;
     let n0 = wid.x * BN;
-    let a_base = wid.z * params.a_batch_stride;
-    let b_base = wid.z * params.b_batch_stride;
+    // The batch, and with SPLIT_K the K chunk, from workgroup_id.z.
+    var z = wid.z;
+    var k_begin = 0u;
+    k_end = params.K;
+    if (SPLIT_K) {
+        z = wid.z / params.splits;
+        k_begin = (wid.z % params.splits) * params.k_chunk;
+        k_end = min(params.K, k_begin + params.k_chunk);
+    }
+    let a_base = z * params.a_batch_stride;
+    let b_base = z * params.b_batch_stride;
     let c_base = wid.z * params.c_batch_stride;
 
     // Accumulators and the registers that carry the next K step's tile loads.
 //@DECLARE
 
     // The first K step's loads.
-    var k0 = 0u;
+    var k0 = k_begin;
 //@PREFETCH_FIRST
-    let steps = (params.K + BK - 1u) / BK;
+    let steps = (k_end - k_begin + BK - 1u) / BK;
     for (var step = 0u; step < steps; step++) {
 //@STORE_TILES
         workgroupBarrier();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -39,6 +40,13 @@ struct Ladder {
 constexpr Ladder kGpuLadder{{"128x128/k8/8x8", "64x64/k16/4x4", "32x32/k16/4x4"}, 256};
 constexpr Ladder kCpuLadder{{"256x64/k8/8x8", "64x64/k16/8x8", "32x32/k16/4x4"}, 8};
 
+// Split K: a GPU gets K chunks until the workgroups hold this many invocations (about 8 warps
+// of 32 per SM on a 132-SM GPU, enough to hide load latency), each chunk keeping at least
+// kSplitMinSteps K steps so the partial sums' extra traffic stays small against the FMAs.
+constexpr uint64_t kSplitFillInvocations = 32768;
+constexpr uint64_t kSplitMinSteps = 8;
+constexpr uint32_t kSplitMaxChunks = 32;
+
 const char* const kLanes[4] = {"x", "y", "z", "w"};
 
 // One operand's tile traffic. `along_k`: the four elements of a load are consecutive in K (A
@@ -60,14 +68,14 @@ std::string fetch_body(const Operand& o) {
     if (o.vec) {
         if (o.along_k) {
             return fmt::format(
-                "    if ({i} < {E} && k < params.K) {{\n"
+                "    if ({i} < {E} && k < k_end) {{\n"
                 "        return {B}[(base + {i} * params.K + k) / 4u];\n"
                 "    }}\n"
                 "    return vec4<f32>(0.0);\n",
                 fmt::arg("i", i), fmt::arg("E", o.extent), fmt::arg("B", o.buffer));
         }
         return fmt::format(
-            "    if (k < params.K && {i} < {E}) {{\n"
+            "    if (k < k_end && {i} < {E}) {{\n"
             "        return {B}[(base + k * {E} + {i}) / 4u];\n"
             "    }}\n"
             "    return vec4<f32>(0.0);\n",
@@ -78,11 +86,11 @@ std::string fetch_body(const Operand& o) {
         s += fmt::format("    if ({} < {}) {{\n        let at = base + {} * params.K + k;\n", i,
                          o.extent, i);
         for (int j = 0; j < 4; ++j) {
-            s += fmt::format("        if (k + {}u < params.K) {{ v.{} = {}[at + {}u]; }}\n", j,
+            s += fmt::format("        if (k + {}u < k_end) {{ v.{} = {}[at + {}u]; }}\n", j,
                              kLanes[j], o.buffer, j);
         }
     } else {
-        s += fmt::format("    if (k < params.K) {{\n        let at = base + k * {} + {};\n",
+        s += fmt::format("    if (k < k_end) {{\n        let at = base + k * {} + {};\n",
                          o.extent, i);
         for (int j = 0; j < 4; ++j) {
             s += fmt::format("        if ({} + {}u < {}) {{ v.{} = {}[at + {}u]; }}\n", i, j,
@@ -206,6 +214,17 @@ const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uin
     return kVariants.back();
 }
 
+uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint64_t M,
+                            uint64_t N, uint64_t K, uint64_t batch) {
+    if (device.adapter.type == AdapterType::cpu) return 1;
+    const uint64_t groups = (M + v.bm() - 1) / v.bm() * ((N + v.bn() - 1) / v.bn()) * batch;
+    const uint64_t invocations = groups * v.invocations();
+    if (invocations >= kSplitFillInvocations) return 1;
+    uint64_t splits = (kSplitFillInvocations + invocations - 1) / invocations;
+    splits = std::min({splits, K / (kSplitMinSteps * v.bk), uint64_t(kSplitMaxChunks)});
+    return splits < 2 ? 1 : uint32_t(splits);
+}
+
 std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
     const Operand a{'a', "A", "params.M", "m0", "a_base", v.bm(), !f.trans_a, f.vec_a};
     const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b};
@@ -213,11 +232,14 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
     std::string text = fmt::format(
         "// Variant {} ({}{}{}{}{}{})\n"
         "const BM = {}u;\nconst BN = {}u;\nconst BK = {}u;\nconst WG_X = {}u;\nconst WG_Y = {}u;\n"
-        "const HAS_BIAS = {};\n"
+        "const HAS_BIAS = {};\nconst HAS_CLAMP = {};\nconst SPLIT_K = {};\n"
         "alias AElem = {};\nalias BElem = {};\nalias CElem = {};\n\n",
         v.name, f.trans_a ? "A^T" : "A", f.trans_b ? " B^T" : " B", f.vec_a ? " vec_a" : "",
-        f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "", f.has_bias ? " bias" : "", v.bm(),
-        v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias, f.vec_a ? vec4 : "f32",
+        f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
+        f.split_k ? " split-K" : (std::string(f.has_bias ? " bias" : "") +
+                                  (f.has_clamp ? " clamp" : "")),
+        v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
+        f.has_clamp && !f.split_k, f.split_k, f.vec_a ? vec4 : "f32",
         f.vec_b ? vec4 : "f32", f.vec_c ? vec4 : "f32");
     text += wgsl::ops_matmul_gemm;
 
@@ -285,7 +307,7 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
     for (uint32_t i = 0; i < v.tm; ++i) {
         for (uint32_t h = 0; h < groups_n; ++h) {
             epilogue += fmt::format(
-                "    store_c(c_base, wid.z, m0 + (ty + {}u) * 4u + {}u, n0 + (tx + {}u) * 4u, "
+                "    store_c(c_base, z, m0 + (ty + {}u) * 4u + {}u, n0 + (tx + {}u) * 4u, "
                 "acc{}_{});\n",
                 (i / 4) * v.wg_y, i % 4, h * v.wg_x, i, h);
         }

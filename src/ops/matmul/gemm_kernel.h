@@ -36,11 +36,19 @@ bool gemm_variant_fits(const GemmVariant& v, const DeviceLimits& limits);
 const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uint64_t N,
                                        uint64_t batch);
 
+// How many K chunks (split K) the problem should be cut into with variant `v`: 1 unless its
+// output tiles give a GPU too few invocations to fill it and K is long enough that every chunk
+// still has several K steps (see gemm_kernel.cpp). Always 1 on CPU adapters.
+uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint64_t M,
+                            uint64_t N, uint64_t K, uint64_t batch);
+
 // What, besides the variant, changes the kernel's text.
 struct GemmShapeFlags {
     bool trans_a = false, trans_b = false;
     bool vec_a = false, vec_b = false, vec_c = false;  // vec4 access (sizes allow it)
     bool has_bias = false;
+    bool has_clamp = false;  // clamp epilogue (Params out_min / out_max)
+    bool split_k = false;    // write raw partial sums per K chunk (see gemm.wgsl)
 };
 
 // The complete WGSL of one kernel (gemm.wgsl with the variant's code filled in).

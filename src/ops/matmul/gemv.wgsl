@@ -24,6 +24,10 @@ struct Params {
     bias_col_stride: u32,
     alpha: f32,
     beta: f32,
+    k_chunk: u32,  // unused here (gemm.wgsl's split K)
+    splits: u32,
+    out_min: f32,  // HAS_CLAMP
+    out_max: f32,
 }
 
 @group(0) @binding(0) var<storage, read> A: array<f32>;
@@ -35,6 +39,7 @@ struct Params {
 override WG: u32 = 256u;  // a power of two, 64..256
 override TRANS_B: bool = false;
 override HAS_BIAS: bool = false;
+override HAS_CLAMP: bool = false;
 
 const LANES = 32u;
 const PLAIN_COLS = 16u;
@@ -93,6 +98,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         if (HAS_BIAS) {
             v += params.beta * bias[z * params.bias_batch_stride + m * params.bias_row_stride +
                                     col * params.bias_col_stride];
+        }
+        if (HAS_CLAMP) {
+            v = min(max(v, params.out_min), params.out_max);
         }
         C[z * params.c_batch_stride + m * N + col] = v;
     }

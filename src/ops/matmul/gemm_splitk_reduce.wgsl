@@ -1,0 +1,59 @@
+// The second pass of a split-K GEMM (gemm.wgsl with SPLIT_K): adds the `splits` partial sums of
+// each output and applies the epilogue the first pass left out,
+//   C[z][r, c] = clamp(alpha * sum_s partial[z * splits + s][r, c] + beta * bias, out_min, out_max).
+// One invocation per output element, c fastest, so reads and writes coalesce. Params is
+// gemm.wgsl's; the chunks are added in order, so the result does not depend on scheduling.
+struct Params {
+    M: u32,
+    N: u32,
+    K: u32,
+    batch: u32,
+    a_batch_stride: u32,
+    b_batch_stride: u32,
+    c_batch_stride: u32,
+    bias_batch_stride: u32,
+    bias_row_stride: u32,
+    bias_col_stride: u32,
+    alpha: f32,
+    beta: f32,
+    k_chunk: u32,
+    splits: u32,
+    out_min: f32,
+    out_max: f32,
+}
+
+@group(0) @binding(0) var<storage, read> partial: array<f32>;
+@group(0) @binding(1) var<storage, read> bias: array<f32>;
+@group(0) @binding(2) var<storage, read_write> C: array<f32>;
+@group(0) @binding(3) var<uniform> params: Params;
+
+override WG: u32 = 256u;
+override HAS_BIAS: bool = false;
+override HAS_CLAMP: bool = false;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = gid.x + gid.y * nwg.x * WG;
+    let mn = params.M * params.N;
+    if (t >= params.batch * mn) {
+        return;
+    }
+    let z = t / mn;
+    let i = t % mn;
+    let r = i / params.N;
+    let c = i % params.N;
+    var sum = 0.0;
+    for (var s = 0u; s < params.splits; s++) {
+        sum += partial[(z * params.splits + s) * mn + i];
+    }
+    var v = params.alpha * sum;
+    if (HAS_BIAS) {
+        v += params.beta * bias[z * params.bias_batch_stride + r * params.bias_row_stride +
+                                c * params.bias_col_stride];
+    }
+    if (HAS_CLAMP) {
+        v = min(max(v, params.out_min), params.out_max);
+    }
+    C[z * params.c_batch_stride + i] = v;
+}
