@@ -11,6 +11,7 @@
 #include "bench/copy.wgsl.h"
 #include "bench/fma.wgsl.h"
 #include "bench/fma_f16.wgsl.h"
+#include "bench/tick.wgsl.h"
 #include "wgx/op.h"
 
 namespace wgx::bench {
@@ -31,6 +32,16 @@ class CopyOp final : public Op {
         uint32_t wg = rec.workgroup_size(256);
         Kernel k = rec.kernel("copy vec4", std::string(wgsl::bench_copy), {{"WG", double(wg)}});
         rec.dispatch(k, {src, dst, Binding::uniform(p)}, rec.grid_1d(p.count, wg));
+    }
+};
+
+// One dependent tiny dispatch (bench/tick.wgsl) on a 64-float buffer.
+class TickOp final : public Op {
+  public:
+    std::string_view name() const override { return "bench.tick"; }
+    void record(Recorder& rec, const Args& args) const override {
+        Kernel k = rec.kernel("tick", std::string(wgsl::bench_tick));
+        rec.dispatch(k, {args.tensor(0, "x")}, Grid{1, 1, 1});
     }
 };
 
@@ -169,6 +180,37 @@ Result fma_ceiling(Context& ctx, const MeasureOptions& options, bool f16) {
     return r;
 }
 
+// The cost of one dispatch beyond its work: a recording of many dependent tick dispatches (one
+// pass, as a program runs), timed by the wall clock from submit to completion and divided by
+// their count. This is the floor under every small op of a model.
+Result dispatch_overhead(Context& ctx, MeasureOptions options) {
+    constexpr int64_t kLanes = 64;
+    std::vector<float> start = random_values(kLanes, 3);
+    Tensor x = ctx.tensor(DType::f32, {kLanes}).set_data(start);
+    options.wall = true;
+    options.max_reps = 1000;
+    TickOp op;
+    Result r;
+    r.group = "ceiling";
+    r.name = "dispatch (dependent, 1 workgroup)";
+    r.kernel = "tick";
+    Measured m = measure(
+        ctx, [&] { ctx.record(op, {x}); },
+        [&] {
+            // The warm-up call ran once: every lane gained exactly 1.
+            std::vector<float> got = x.get_data<float>();
+            ErrorMeter meter;
+            for (int64_t i = 0; i < kLanes; ++i) meter.add(got[i], double(start[i]) + 1.0);
+            r.error = meter.error();
+            r.checked = fmt::format("all {} lanes", kLanes);
+            return r.error <= 1e-6;
+        },
+        options);
+    r.ok = m.ok;
+    r.timing = m.timing;
+    return r;
+}
+
 }  // namespace
 
 Ceilings measure_ceilings(Context& ctx, const MeasureOptions& options, std::vector<Result>& rows) {
@@ -181,6 +223,7 @@ Ceilings measure_ceilings(Context& ctx, const MeasureOptions& options, std::vect
         rows.push_back(fma_ceiling(ctx, options, true));
         if (rows.back().ok) c.fma_f16_gflops = rows.back().gflops();
     }
+    rows.push_back(dispatch_overhead(ctx, options));
     return c;
 }
 

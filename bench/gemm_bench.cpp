@@ -198,7 +198,7 @@ SweepShape parse_sweep_shape(const std::string& text) {
 }
 
 void sweep_gemm(Context& ctx, const MeasureOptions& options, const std::vector<SweepShape>& shapes,
-                std::vector<Result>& rows) {
+                const std::vector<uint32_t>& splits, std::vector<Result>& rows) {
     for (const SweepShape& s : shapes) {
         const int64_t count_a = s.batch * s.M * s.K, count_b = s.batch * s.K * s.N,
                       count_c = s.batch * s.M * s.N;
@@ -254,7 +254,14 @@ void sweep_gemm(Context& ctx, const MeasureOptions& options, const std::vector<S
         for (const ops::GemmVariant& v : ops::gemm_variants()) {
             if (!ops::gemm_variant_fits(v, ctx.device_info().limits)) continue;
             call.variant = v.name;
-            run(std::string(v.name), VariantGemmOp(call), {tc}, tc);
+            for (uint32_t split : splits) {
+                call.splits = split;
+                std::string kernel(v.name);
+                if (splits.size() > 1 || split != 0) {
+                    kernel += split == 0 ? " split default" : fmt::format(" split {}", split);
+                }
+                run(kernel, VariantGemmOp(call), {tc}, tc);
+            }
         }
     }
 }

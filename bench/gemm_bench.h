@@ -25,6 +25,6 @@ SweepShape parse_sweep_shape(const std::string& text);
 
 // Every GEMM variant that fits the device (and the kernel used before them) on each shape.
 void sweep_gemm(Context& ctx, const MeasureOptions& options, const std::vector<SweepShape>& shapes,
-                std::vector<Result>& rows);
+                const std::vector<uint32_t>& splits, std::vector<Result>& rows);
 
 }  // namespace wgx::bench

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     std::string only, dump_variant, json_out;
     std::vector<std::string> groups{"ceiling", "gemm", "conv"};
     std::vector<std::string> sweep_shapes{"4096", "1024"};
+    std::vector<uint32_t> sweep_splits{0};
     app.add_option("--adapter", device.adapter,
                    "Adapter: auto, discrete, integrated, cpu, an index or part of a name");
     app.add_option("--backend", device.backend, "Backend: auto, vulkan, metal, dx12, gl");
@@ -49,6 +50,9 @@ int main(int argc, char** argv) {
     app.add_option("--sweep-shapes", sweep_shapes,
                    "Problems of --sweep: S (square), MxKxN or BxMxKxN (batched)")
         ->delimiter(',')->capture_default_str();
+    app.add_option("--sweep-splits", sweep_splits,
+                   "K chunk counts of --sweep per variant: 0 = the default choice, 1 = no split")
+        ->delimiter(',')->capture_default_str()->check(CLI::Range(0, 64));
     app.add_flag("--wall", measure.wall, "Time with the wall clock even where GPU timestamps exist");
     app.add_option("--min-time", measure.min_seconds, "Seconds of timed work to aim for per case")
         ->capture_default_str();
@@ -95,7 +99,7 @@ int main(int argc, char** argv) {
             fmt::print(stderr, "GEMM variant sweep\n");
             std::vector<wgx::bench::SweepShape> shapes;
             for (const auto& text : sweep_shapes) shapes.push_back(wgx::bench::parse_sweep_shape(text));
-            wgx::bench::sweep_gemm(ctx, measure, shapes, rows);
+            wgx::bench::sweep_gemm(ctx, measure, shapes, sweep_splits, rows);
         } else {
             if (has(groups, "gemm")) {
                 fmt::print(stderr, "GEMM\n");
