@@ -28,6 +28,7 @@ struct BenchOptions {
     bool profile = false;
     int profile_runs = 10;
     size_t top = 30;
+    bool fuse = true;
 };
 
 struct Stats {
@@ -67,6 +68,7 @@ std::vector<std::byte> random_bytes(const TensorInfo& info, std::mt19937& gen) {
 int bench(const GlobalOptions& global, const BenchOptions& opt) {
     using clock = std::chrono::steady_clock;
     ProgramOptions popt;
+    popt.fuse = opt.fuse;
     popt.method = opt.method;
     auto t_load = clock::now();
     Program program = Program::load(opt.model, popt);
@@ -124,7 +126,7 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
                               {"backend", adapter.backend}, {"iters", opt.iters},
                               {"load_ms", load_ms},         {"prepare_ms", prepare_ms},
                               {"gpu_resident", obj(r)},     {"end_to_end", obj(e)},
-                              {"encode", obj(enc)}};
+                              {"encode", obj(enc)},         {"fused", opt.fuse}};
         if (profile) out["profile"] = profile_json(*profile);
         fmt::print("{}\n", out.dump());
         return 0;
@@ -151,6 +153,7 @@ void add_bench_command(CLI::App& app, GlobalOptions& global, Action& action) {
     cmd->add_option("--warmup", opt.warmup, "Untimed runs first")->capture_default_str();
     cmd->add_option("--method", opt.method, "Method to run")->capture_default_str();
     cmd->add_flag("--json", opt.json, "One JSON object instead of the table");
+    cmd->add_flag("--no-fuse{false}", opt.fuse, "Run every op as its own kernel (no fusion passes)");
     cmd->add_flag("--profile", opt.profile,
                   "GPU time per op from timestamps (inside the pass where the device allows)");
     cmd->add_option("--profile-runs", opt.profile_runs, "Timed runs for --profile (median per dispatch)")

@@ -44,6 +44,9 @@ struct ProgramOptions {
     // must outlive the Program, and their record() may run on several threads at once when
     // the Program is shared).
     std::vector<const Op*> extra_ops;
+    // Graph passes that merge ops into one kernel (a convolution with the add and activation
+    // after it). The outputs are the same up to float rounding; off is for measuring them.
+    bool fuse = true;
 };
 
 class Program {

@@ -265,6 +265,68 @@ TEST(ConvWithClamp, BoundsOnEveryKernel) {
     }
 }
 
+// wgx.conv_add_clamp (what the fusion pass makes of convolution + add + activation):
+// clamp(conv(x) + residual, lo, hi) on every kernel: the GEMM paths fuse the residual into the
+// epilogue, the others add it in a second pass.
+ConvRun run_conv_add(const ConvCase& c, Arg lo, Arg hi, std::vector<float>& residual) {
+    auto x = random_floats(numel(c.x), 201);
+    auto w = random_floats(numel(c.w), 202);
+    const int64_t Co = c.transposed ? c.w[1] * c.groups : c.w[0];
+    auto b = random_floats(Co, 203);
+    Reference ref = conv_reference(c, x, w, c.bias ? &b : nullptr);
+    residual = random_floats(int64_t(ref.out.size()), 204);
+    for (size_t i = 0; i < ref.out.size(); ++i) ref.out[i] += residual[i];
+    Tensor tx = ctx().tensor(DType::f32, c.x).set_data(x);
+    Tensor tw = ctx().tensor(DType::f32, c.w).set_data(w);
+    Tensor tb = ctx().tensor(DType::f32, {Co}).set_data(b);
+    Tensor tr = ctx().tensor(DType::f32, ref.out_shape).set_data(residual);
+    Tensor out = ctx().tensor(DType::f32, ref.out_shape);
+    poison(out);
+    const bool one_d = c.x.size() == 3;
+    Ints op_pad = c.output_padding.empty() ? Ints(one_d ? 1 : 2, 0) : c.output_padding;
+    std::vector<Arg> args = {tx, tw, c.bias ? Arg(tb) : Arg(std::nullopt), c.stride, c.padding,
+                             c.dilation, c.transposed, op_pad, c.groups, tr, lo, hi, out};
+    ctx().reset();
+    ctx().record(op("wgx.conv_add_clamp.default"), args);
+    ctx().submit();
+    ConvRun r{out.get_data<float>(), std::move(ref)};
+    ctx().reset();
+    return r;
+}
+
+TEST(ConvAddClamp, ResidualAndBoundsOnEveryKernel) {
+    for (const char* name : {"pointwise_bias", "pointwise_transposed", "direct_3x3_pad1",
+                             "direct_asymmetric", "direct_groups2", "depthwise_multiplier2",
+                             "transposed_s2_op1", "conv1d_stride2"}) {
+        const ConvCase& c = conv_case(name);
+        std::vector<float> residual;
+        ConvRun plain = run_conv_add(c, std::nullopt, std::nullopt, residual);
+        EXPECT_LE(max_rel_error(plain.got, plain.want.out), 1e-5) << name;
+        ConvRun relu = run_conv_add(c, int64_t(0), std::nullopt, residual);
+        EXPECT_LE(max_rel_error(relu.got, clamped(relu.want.out, 0.0, std::nullopt)), 1e-5)
+            << name;
+        ConvRun both = run_conv_add(c, -0.5, 1.25, residual);
+        EXPECT_LE(max_rel_error(both.got, clamped(both.want.out, -0.5, 1.25)), 1e-5) << name;
+    }
+}
+
+TEST(ConvAddClamp, RejectsAResidualOfAnotherShape) {
+    Tensor x = ctx().tensor(DType::f32, {1, 4, 8, 8});
+    Tensor w = ctx().tensor(DType::f32, {6, 4, 3, 3});
+    Tensor out = ctx().tensor(DType::f32, {1, 6, 6, 6});
+    Tensor residual = ctx().tensor(DType::f32, {1, 6, 1, 1});  // broadcastable, not fused
+    const Ints one{1, 1}, zero{0, 0};
+    try {
+        ctx().record(op("wgx.conv_add_clamp.default"),
+                     {x, w, std::nullopt, one, zero, one, false, zero, int64_t(1), residual,
+                      std::nullopt, std::nullopt, out});
+        ADD_FAILURE() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("residual"), std::string::npos) << e.what();
+    }
+    ctx().reset();
+}
+
 TEST(ConvWithClamp, BoundsBeyondFloatRangeAreUnbounded) {
     const ConvCase& c = conv_case("direct_3x3_pad1");
     ConvRun r = run_conv(c, true, -DBL_MAX, 1e300);

@@ -40,13 +40,15 @@ struct Problem {
     float alpha = 1.f, beta = 1.f;
     uint32_t splits = 0;             // GemmCall::splits (0: the default choice)
     std::optional<float> lo, hi;     // clamp epilogue bounds
+    bool residual = false;           // a residual [batch, M, N] added before the clamp
 };
 
 std::string describe(const Problem& p) {
-    return fmt::format("{}x[{}x{}x{}]{}{}{} bias{} alpha {} beta {} splits {} clamp [{}, {}]",
+    return fmt::format("{}x[{}x{}x{}]{}{}{} bias{} alpha {} beta {} splits {} clamp [{}, {}]{}",
                        p.batch, p.M, p.K, p.N, p.trans_a ? " A^T" : "", p.trans_b ? " B^T" : "",
                        p.shared_a ? " shared A" : "", p.bias, p.alpha, p.beta, p.splits,
-                       p.lo.value_or(-INFINITY), p.hi.value_or(INFINITY));
+                       p.lo.value_or(-INFINITY), p.hi.value_or(INFINITY),
+                       p.residual ? " residual" : "");
 }
 
 // Runs `p` through `variant` ("" = the default choice) and returns max_rel_error vs float64.
@@ -84,6 +86,9 @@ double run(const Problem& p, std::string_view variant, uint32_t seed) {
     call.trans_a = p.trans_a;
     call.trans_b = p.trans_b;
     call.variant = variant;
+    std::vector<float> residual =
+        p.residual ? random_floats(p.batch * p.M * p.N, seed + 3) : std::vector<float>{};
+    if (p.residual) call.residual = ctx().tensor(DType::f32, {p.batch, p.M, p.N}).set_data(residual);
     call.splits = p.splits;
     call.out_min = p.lo;
     call.out_max = p.hi;
@@ -105,6 +110,7 @@ double run(const Problem& p, std::string_view variant, uint32_t seed) {
                 }
                 s *= p.alpha;
                 if (p.bias) s += double(p.beta) * bias[z * bias_batch + r * bias_row + c * bias_col];
+                if (p.residual) s += residual[(z * p.M + r) * p.N + c];
                 if (p.lo) s = std::max(s, double(*p.lo));
                 if (p.hi) s = std::min(s, double(*p.hi));
                 want[(z * p.M + r) * p.N + c] = s;
@@ -221,6 +227,9 @@ TEST(GemmKernel, SplitKMatchesFloat64) {
             {3, 12, 7 * k + 1, 20, true, false, true, 1, 1.f, 1.f, 4, -0.1f, 0.2f},
             {1, 9, 3 * k + 2, 7, true, true, false, 0, 1.f, 1.f, 7, std::nullopt, 0.f},
             {1, 64, 40 * k, 16, false, false, true, 1, 1.f, 1.f, 32, 0.f, std::nullopt},
+            {2, 21, 9 * k + 2, 13, false, false, true, 3, 1.f, 1.f, 3, 0.f, std::nullopt, true},
+            {1, 16, 16 * k, 24, false, false, true, 0, 1.f, 1.f, 4, std::nullopt, std::nullopt,
+             true},
         };
         for (const Problem& p : problems) {
             EXPECT_LE(run(p, v->name, seed++), 1e-5) << v->name << " " << describe(p);
@@ -228,7 +237,7 @@ TEST(GemmKernel, SplitKMatchesFloat64) {
     }
 }
 
-// The clamp epilogue without split K, on the tile kernel and the few-rows kernel.
+// The clamp and residual epilogues without split K, on the tile kernel and the few-rows kernel.
 TEST(GemmKernel, ClampEpilogue) {
     uint32_t seed = 1400;
     std::vector<Problem> problems = {
@@ -236,6 +245,10 @@ TEST(GemmKernel, ClampEpilogue) {
         {2, 64, 64, 64, false, true, false, 1, 1.f, 1.f, 1, -0.3f, std::nullopt},
         {1, 3, 90, 41, false, true, false, 1, 1.f, 1.f, 0, std::nullopt, 0.1f},
         {2, 2, 33, 17, false, false, false, 2, 1.f, 1.f, 0, -0.2f, 0.2f},
+        // Residuals: vec4 and scalar C, the few-rows kernel, with and without the clamp.
+        {2, 40, 50, 36, false, false, true, 3, 1.f, 1.f, 1, 0.f, std::nullopt, true},
+        {1, 35, 29, 23, true, false, false, 1, 1.f, 1.f, 1, std::nullopt, std::nullopt, true},
+        {2, 3, 40, 19, false, true, true, 1, 1.f, 1.f, 0, 0.f, 1.f, true},
     };
     for (const Problem& p : problems) {
         EXPECT_LE(run(p, "", seed++), 1e-5) << "default " << describe(p);

@@ -13,6 +13,8 @@
 #include "ops/conv/conv2d_depthwise.wgsl.h"
 #include "ops/conv/im2col.wgsl.h"
 #include "ops/conv/conv2d_direct.wgsl.h"
+#include "ops/elementwise/binary.h"
+#include "ops/elementwise/unary.h"
 #include "ops/matmul/gemm.h"
 #include "ops/conv/conv_common.wgsl.h"
 
@@ -67,8 +69,9 @@ void check_fits_u32(const Args& args, const Tensor& t, const char* name) {
 
 }  // namespace
 
-void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
-    args.expect_count(with_clamp ? 12 : 10, with_clamp ? 12 : 10);
+void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
+    const size_t count = schema == ConvSchema::plain ? 10 : schema == ConvSchema::clamp ? 12 : 13;
+    args.expect_count(count, count);
     const size_t out_index = args.size() - 1;
     const Tensor& input = args.tensor(kInput, "input");
     const Tensor& weight = args.tensor(kWeight, "weight");
@@ -83,6 +86,15 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
     }
     if (bias && storage_dtype(bias->dtype()) != DType::f32) {
         args.fail(fmt::format("bias must be float32, got {}.", dtype_name(bias->dtype())));
+    }
+    std::optional<Tensor> residual;
+    if (schema == ConvSchema::residual_clamp) {
+        residual = args.tensor(kGroups + 1, "residual");
+        if (storage_dtype(residual->dtype()) != DType::f32 || residual->shape() != out.shape()) {
+            args.fail(fmt::format("residual must be float32 of out's shape {}, got {} {}.",
+                                  shape_string(out.shape()), dtype_name(residual->dtype()),
+                                  shape_string(residual->shape())));
+        }
     }
 
     // ranks: [N, C, L] (1-D) or [N, C, H, W] (2-D); weight and out of the same rank.
@@ -190,9 +202,10 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
     p.co_blocks = uint32_t(ceil_div(cout_g, 4));
     p.x_blocks = uint32_t(ceil_div(o[1], 4));
     if (bias) p.flags |= kConvHasBias;
-    if (with_clamp) {
-        if (auto lo = bound(args, 9, "output_min")) p.flags |= kConvHasMin, p.out_min = *lo;
-        if (auto hi = bound(args, 10, "output_max")) p.flags |= kConvHasMax, p.out_max = *hi;
+    if (schema != ConvSchema::plain) {
+        const size_t at = schema == ConvSchema::clamp ? kGroups + 1 : kGroups + 2;
+        if (auto lo = bound(args, at, "output_min")) p.flags |= kConvHasMin, p.out_min = *lo;
+        if (auto hi = bound(args, at + 1, "output_max")) p.flags |= kConvHasMax, p.out_max = *hi;
     }
 
     // Without a bias the weight stands in for its binding (read-only twice is fine); the
@@ -211,8 +224,8 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
     const bool pointwise_fits = pointwise && ceil_div(HW, 32) <= max_dim &&
                                 ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim;
     // The GEMM form of a convolution: out[n] = W [C_out, K] @ B[n] [K, HW] + bias, with the
-    // weight shared by every image, the bias broadcast along the columns and the clamp (a fused
-    // activation) in the GEMM's epilogue.
+    // weight shared by every image, the bias broadcast along the columns and the residual and
+    // the clamp (a fused activation) in the GEMM's epilogue.
     auto record_as_gemm = [&](const Tensor& b, uint64_t K, std::string_view kind) {
         GemmCall call{weight, b, bias, out};
         call.p.M = uint32_t(C_out);
@@ -228,6 +241,7 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
         call.p.alpha = 1.0f;
         call.p.beta = bias ? 1.0f : 0.0f;
         call.trans_a = transposed;  // a transposed 1x1 weight is [C_in, C_out]
+        call.residual = residual;
         if (p.flags & kConvHasMin) call.out_min = p.out_min;
         if (p.flags & kConvHasMax) call.out_max = p.out_max;
         record_gemm(rec, fmt::format("{}/{}", args.op(), kind), call);
@@ -257,32 +271,50 @@ void record_convolution(Recorder& rec, const Args& args, bool with_clamp) {
         return;
     }
 
-    // Variant 2: one input channel per group and few outputs per group (depthwise, channel
-    // multiplier < 4): one thread per output channel and 4 columns, no wasted channel lanes.
+    // The direct kernels below have no residual epilogue: with a residual (the fusion pass's op
+    // on a convolution that did not fit the GEMM above) they write a scratch without the clamp,
+    // and the residual is added and the clamp applied after.
+    const Tensor direct_out = residual ? rec.scratch(DType::f32, out.shape()) : out;
+    ConvParams direct = p;
+    if (residual) direct.flags &= ~(kConvHasMin | kConvHasMax);
     const uint32_t wg = rec.workgroup_size(64);
     if (!transposed && cin_g == 1 && cout_g < 4) {
+        // Variant 2: one input channel per group and few outputs per group (depthwise, channel
+        // multiplier < 4): one thread per output channel and 4 columns, no wasted channel lanes.
         uint64_t threads = uint64_t(N) * uint64_t(C_out) * uint64_t(o[0]) * p.x_blocks;
         if (threads > std::numeric_limits<uint32_t>::max()) args.fail("output too large to index.");
-        p.threads = uint32_t(threads);
+        direct.threads = uint32_t(threads);
         Kernel kern = rec.kernel(fmt::format("{}/depthwise", args.op()),
                                  common + std::string(wgsl::ops_conv_conv2d_depthwise),
                                  {{"WG", double(wg)}});
-        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(p)},
+        rec.dispatch(kern, {input, weight, bias_binding, direct_out, Binding::uniform(direct)},
                      rec.grid_1d(threads, wg));
-        return;
+    } else {
+        // Variant 3: the direct kernel, 4 output channels x 4 columns per thread; the transposed
+        // form gathers the taps that reach each output.
+        uint64_t threads =
+            uint64_t(N) * uint64_t(groups) * p.co_blocks * uint64_t(o[0]) * p.x_blocks;
+        if (threads > std::numeric_limits<uint32_t>::max()) args.fail("output too large to index.");
+        direct.threads = uint32_t(threads);
+        Kernel kern = rec.kernel(fmt::format("{}/direct{}", args.op(), transposed ? "_t" : ""),
+                                 common + std::string(wgsl::ops_conv_conv2d_direct),
+                                 {{"WG", double(wg)}, {"TRANSPOSED", transposed ? 1.0 : 0.0}});
+        rec.dispatch(kern, {input, weight, bias_binding, direct_out, Binding::uniform(direct)},
+                     rec.grid_1d(threads, wg));
     }
-
-    // Variant 3: the direct kernel, 4 output channels x 4 columns per thread; the transposed
-    // form gathers the taps that reach each output.
-    uint64_t threads =
-        uint64_t(N) * uint64_t(groups) * p.co_blocks * uint64_t(o[0]) * p.x_blocks;
-    if (threads > std::numeric_limits<uint32_t>::max()) args.fail("output too large to index.");
-    p.threads = uint32_t(threads);
-    Kernel kern = rec.kernel(fmt::format("{}/direct{}", args.op(), transposed ? "_t" : ""),
-                             common + std::string(wgsl::ops_conv_conv2d_direct),
-                             {{"WG", double(wg)}, {"TRANSPOSED", transposed ? 1.0 : 0.0}});
-    rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(p)},
-                 rec.grid_1d(threads, wg));
+    if (residual) {
+        const bool clamped = (p.flags & (kConvHasMin | kConvHasMax)) != 0;
+        const Tensor sum = clamped ? rec.scratch(DType::f32, out.shape()) : out;
+        record_binary(rec, BinarySpec{args.op(), "return x + y;"}, direct_out, *residual, sum,
+                      1.0f, args);
+        if (clamped) {
+            const float inf = std::numeric_limits<float>::infinity();
+            const float lo = (p.flags & kConvHasMin) ? p.out_min : -inf;
+            const float hi = (p.flags & kConvHasMax) ? p.out_max : inf;
+            record_unary(rec, UnarySpec{args.op(), "return min(max(x, params.p0), params.p1);", true},
+                         sum, out, args, lo, hi);
+        }
+    }
 }
 
 }  // namespace wgx::ops

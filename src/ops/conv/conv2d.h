@@ -1,4 +1,5 @@
-// Shared machinery of the convolution ops (aten.convolution, et_vk.conv_with_clamp): argument
+// Shared machinery of the convolution ops (aten.convolution, et_vk.conv_with_clamp,
+// wgx.conv_add_clamp): argument
 // parsing and validation, the uniform struct mirrored by conv_common.wgsl, the kernel choice
 // and dispatch. 1-D convolutions run as 2-D ones with a height of 1.
 #pragma once
@@ -32,9 +33,16 @@ static_assert(offsetof(ConvParams, out_min) == 88);
 
 inline constexpr uint32_t kConvHasBias = 1, kConvHasMin = 2, kConvHasMax = 4;
 
+// Which schema the args follow: what comes after `groups` and before `out`.
+enum class ConvSchema {
+    plain,           // aten.convolution: nothing
+    clamp,           // et_vk.conv_with_clamp: output_min?, output_max?
+    residual_clamp,  // wgx.conv_add_clamp (the fusion pass's op): residual, output_min?, output_max?
+};
+
 // Parses [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups,
-// (output_min?, output_max?,) out] and records the convolution. `with_clamp` selects the
-// et_vk.conv_with_clamp schema (two more optional bounds before the output).
-void record_convolution(Recorder& rec, const Args& args, bool with_clamp);
+// (the schema's extras,) out] and records the convolution; the residual is added and the clamp
+// applied after the bias.
+void record_convolution(Recorder& rec, const Args& args, ConvSchema schema);
 
 }  // namespace wgx::ops

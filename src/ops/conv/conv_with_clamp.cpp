@@ -12,7 +12,7 @@ class ConvWithClamp final : public Op {
   public:
     std::string_view name() const override { return "et_vk.conv_with_clamp.default"; }
     void record(Recorder& rec, const Args& args) const override {
-        record_convolution(rec, args, /*with_clamp=*/true);
+        record_convolution(rec, args, ConvSchema::clamp);
     }
 };
 

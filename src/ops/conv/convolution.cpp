@@ -11,7 +11,7 @@ class Convolution final : public Op {
   public:
     std::string_view name() const override { return "aten.convolution.default"; }
     void record(Recorder& rec, const Args& args) const override {
-        record_convolution(rec, args, /*with_clamp=*/false);
+        record_convolution(rec, args, ConvSchema::plain);
     }
 };
 

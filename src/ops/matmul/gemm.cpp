@@ -33,6 +33,12 @@ GemmUniform uniform_for(const GemmCall& call) {
 
 bool has_clamp(const GemmCall& call) { return call.out_min || call.out_max; }
 
+// The epilogue's tail in kernel labels.
+std::string epilogue_label(const GemmCall& call, bool has_bias) {
+    return fmt::format("{}{}{}", has_bias ? " bias" : "", call.residual ? " residual" : "",
+                       has_clamp(call) ? " clamp" : "");
+}
+
 void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call) {
     const GemmParams& p = call.p;
     if (call.trans_a) {
@@ -43,15 +49,17 @@ void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call) {
     const uint32_t columns = call.trans_b ? wg / 32 : 16;  // per workgroup, see gemv.wgsl
     Grid grid{static_cast<uint32_t>(ceil_div(p.N, columns)), p.M, p.batch};
     check_grid(label, p, grid, rec.device(), fmt::format("{} columns each", columns));
-    Kernel k = rec.kernel(fmt::format("{}/gemv{}{}{}", label, call.trans_b ? " tB" : "",
-                                      has_bias ? " bias" : "", has_clamp(call) ? " clamp" : ""),
+    Kernel k = rec.kernel(fmt::format("{}/gemv{}{}", label, call.trans_b ? " tB" : "",
+                                      epilogue_label(call, has_bias)),
                           std::string(wgsl::ops_matmul_gemv),
                           {{"WG", double(wg)},
                            {"TRANS_B", call.trans_b ? 1.0 : 0.0},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
+                           {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},
                            {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0}});
+    // Absent operands bind A (never read).
     rec.dispatch(k, {call.a, call.b, has_bias ? *call.bias : call.a, call.c,
-                     Binding::uniform(uniform_for(call))},
+                     Binding::uniform(uniform_for(call)), call.residual.value_or(call.a)},
                  grid);
 }
 
@@ -78,13 +86,14 @@ void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall&
                           const Tensor& partial, GemmUniform u, bool has_bias) {
     const uint32_t wg = rec.workgroup_size(256);
     const uint64_t outputs = uint64_t(u.p.batch) * u.p.M * u.p.N;
-    Kernel k = rec.kernel(fmt::format("{}/split-K reduce{}{}", label, has_bias ? " bias" : "",
-                                      has_clamp(call) ? " clamp" : ""),
+    Kernel k = rec.kernel(fmt::format("{}/split-K reduce{}", label, epilogue_label(call, has_bias)),
                           std::string(wgsl::ops_matmul_gemm_splitk_reduce),
                           {{"WG", double(wg)},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
+                           {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},
                            {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0}});
-    rec.dispatch(k, {partial, has_bias ? *call.bias : partial, call.c, Binding::uniform(u)},
+    rec.dispatch(k, {partial, has_bias ? *call.bias : partial, call.c, Binding::uniform(u),
+                     call.residual.value_or(partial)},
                  rec.grid_1d(outputs, wg));
 }
 
@@ -130,6 +139,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.vec_b = (call.trans_b ? p.K : p.N) % 4 == 0 && p.b_batch_stride % 4 == 0;
     f.vec_c = p.N % 4 == 0 && tile_u.p.c_batch_stride % 4 == 0;
     f.has_bias = call.bias.has_value() && p.beta != 0.f;
+    f.has_residual = call.residual.has_value();
     f.has_clamp = has_clamp(call);
     f.split_k = split.splits > 1;
 
@@ -141,7 +151,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     if (f.split_k) {
         name += fmt::format(" split-K {}", split.splits);
     } else {
-        name += fmt::format("{}{}", f.has_bias ? " bias" : "", f.has_clamp ? " clamp" : "");
+        name += epilogue_label(call, f.has_bias);
     }
     Kernel k = rec.kernel(name, gemm_wgsl(*v, f));
     const Tensor c = f.split_k ? rec.scratch(DType::f32, {int64_t(p.batch) * split.splits,
@@ -149,7 +159,8 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
                                : call.c;
     // An absent bias binds A (never read).
     rec.dispatch(k, {call.a, call.b, f.has_bias && !f.split_k ? *call.bias : call.a, c,
-                     Binding::uniform(tile_u)},
+                     Binding::uniform(tile_u),
+                     f.has_residual && !f.split_k ? *call.residual : call.a},
                  grid);
     if (f.split_k) record_splitk_reduce(rec, label, call, c, u, f.has_bias);
 }

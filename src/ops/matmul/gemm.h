@@ -48,6 +48,8 @@ struct GemmCall {
     GemmParams p{};
     bool trans_a = false;
     bool trans_b = false;
+    // Added after the bias: a tensor laid out as C (c_batch_stride per batch, rows of N).
+    std::optional<Tensor> residual;
     // A clamp epilogue (a convolution's fused activation): absent bounds are unbounded.
     std::optional<float> out_min, out_max;
     // A variant by name (tests and the micro-benchmark's sweep) or kGemvVariant; empty: the

@@ -15,8 +15,9 @@
 // hides their latency behind the FMAs. Loads and stores are vec4 where the sizes allow (the
 // `Elem` aliases), else four bounds-checked scalars: any M, N, K works.
 //
-// Epilogue: alpha, the bias, then an optional clamp to [out_min, out_max] (HAS_CLAMP; a
-// convolution's fused activation), max first as PyTorch's clamp.
+// Epilogue: alpha, the bias, a residual of C's own layout (HAS_RESIDUAL; a convolution followed
+// by an add), then a clamp to [out_min, out_max] (HAS_CLAMP; a fused activation), max first as
+// PyTorch's clamp.
 //
 // Split K (SPLIT_K): a problem with too few output tiles to fill the GPU also splits K into
 // `splits` chunks of `k_chunk` (a multiple of BK); workgroup_id.z = batch * splits + chunk, and
@@ -25,7 +26,7 @@
 // the epilogue.
 //
 // This file is a template: gemm_kernel.cpp prepends one variant's constants (BM, BN, BK, WG_X,
-// WG_Y, HAS_BIAS, HAS_CLAMP, SPLIT_K) and element aliases (AElem, BElem, CElem) and replaces each `//@NAME` line
+// WG_Y, HAS_BIAS, HAS_RESIDUAL, HAS_CLAMP, SPLIT_K) and element aliases (AElem, BElem, CElem) and replaces each `//@NAME` line
 // with straight-line code for that variant. The hot loop body is unrolled there rather than
 // written as WGSL loops because naga emits every loop as a bounded `loop` that downstream
 // compilers do not reliably unroll; an accumulator array indexed inside such a loop would then
@@ -54,6 +55,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> C: array<CElem>;
 @group(0) @binding(4) var<uniform> params: Params;
+@group(0) @binding(5) var<storage, read> residual: array<CElem>;
 
 var<workgroup> tile_a: array<vec4<f32>, BK * BM / 4u>;  // [k][m / 4]
 var<workgroup> tile_b: array<vec4<f32>, BK * BN / 4u>;  // [k][n / 4]
@@ -91,6 +93,9 @@ fn store_c(base: u32, z: u32, r: u32, c: u32, acc: vec4<f32>) {
                 v[j] += params.beta * bias[row + (c + j) * params.bias_col_stride];
             }
         }
+    }
+    if (HAS_RESIDUAL) {
+//@ADD_RESIDUAL
     }
     if (HAS_CLAMP) {
         v = min(max(v, vec4<f32>(params.out_min)), vec4<f32>(params.out_max));

@@ -232,14 +232,16 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
     std::string text = fmt::format(
         "// Variant {} ({}{}{}{}{}{})\n"
         "const BM = {}u;\nconst BN = {}u;\nconst BK = {}u;\nconst WG_X = {}u;\nconst WG_Y = {}u;\n"
-        "const HAS_BIAS = {};\nconst HAS_CLAMP = {};\nconst SPLIT_K = {};\n"
+        "const HAS_BIAS = {};\nconst HAS_RESIDUAL = {};\nconst HAS_CLAMP = {};\n"
+        "const SPLIT_K = {};\n"
         "alias AElem = {};\nalias BElem = {};\nalias CElem = {};\n\n",
         v.name, f.trans_a ? "A^T" : "A", f.trans_b ? " B^T" : " B", f.vec_a ? " vec_a" : "",
         f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
         f.split_k ? " split-K" : (std::string(f.has_bias ? " bias" : "") +
+                                  (f.has_residual ? " residual" : "") +
                                   (f.has_clamp ? " clamp" : "")),
         v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
-        f.has_clamp && !f.split_k, f.split_k, f.vec_a ? vec4 : "f32",
+        f.has_residual && !f.split_k, f.has_clamp && !f.split_k, f.split_k, f.vec_a ? vec4 : "f32",
         f.vec_b ? vec4 : "f32", f.vec_c ? vec4 : "f32");
     text += wgsl::ops_matmul_gemm;
 
@@ -258,6 +260,20 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
                              kLanes[j]);
         }
         replace_marker(text, "STORE_C", s);
+    }
+
+    if (f.vec_c) {
+        replace_marker(text, "ADD_RESIDUAL",
+                       "        if (c < params.N) {\n"
+                       "            v += residual[(base + r * params.N + c) / 4u];\n"
+                       "        }\n");
+    } else {
+        std::string s = "        let at = base + r * params.N + c;\n";
+        for (int j = 0; j < 4; ++j) {
+            s += fmt::format("        if (c + {}u < params.N) {{ v.{} += residual[at + {}u]; }}\n",
+                             j, kLanes[j], j);
+        }
+        replace_marker(text, "ADD_RESIDUAL", s);
     }
 
     // Accumulators acc<row>_<column group>, prefetch registers pa<n>, pb<n>.

@@ -47,8 +47,9 @@ struct GemmShapeFlags {
     bool trans_a = false, trans_b = false;
     bool vec_a = false, vec_b = false, vec_c = false;  // vec4 access (sizes allow it)
     bool has_bias = false;
-    bool has_clamp = false;  // clamp epilogue (Params out_min / out_max)
-    bool split_k = false;    // write raw partial sums per K chunk (see gemm.wgsl)
+    bool has_residual = false;  // residual epilogue (binding 5, C's layout)
+    bool has_clamp = false;     // clamp epilogue (Params out_min / out_max)
+    bool split_k = false;       // write raw partial sums per K chunk (see gemm.wgsl)
 };
 
 // The complete WGSL of one kernel (gemm.wgsl with the variant's code filled in).

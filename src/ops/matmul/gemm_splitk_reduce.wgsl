@@ -1,6 +1,8 @@
 // The second pass of a split-K GEMM (gemm.wgsl with SPLIT_K): adds the `splits` partial sums of
 // each output and applies the epilogue the first pass left out,
-//   C[z][r, c] = clamp(alpha * sum_s partial[z * splits + s][r, c] + beta * bias, out_min, out_max).
+//   C[z][r, c] = clamp(alpha * sum_s partial[z * splits + s][r, c] + beta * bias + residual,
+//                      out_min, out_max)
+// (the residual read in C's layout).
 // One invocation per output element, c fastest, so reads and writes coalesce. Params is
 // gemm.wgsl's; the chunks are added in order, so the result does not depend on scheduling.
 struct Params {
@@ -26,9 +28,11 @@ struct Params {
 @group(0) @binding(1) var<storage, read> bias: array<f32>;
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
 @group(0) @binding(3) var<uniform> params: Params;
+@group(0) @binding(4) var<storage, read> residual: array<f32>;
 
 override WG: u32 = 256u;
 override HAS_BIAS: bool = false;
+override HAS_RESIDUAL: bool = false;
 override HAS_CLAMP: bool = false;
 
 @compute @workgroup_size(WG)
@@ -52,8 +56,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         v += params.beta * bias[z * params.bias_batch_stride + r * params.bias_row_stride +
                                 c * params.bias_col_stride];
     }
+    let at = z * params.c_batch_stride + i;
+    if (HAS_RESIDUAL) {
+        v += residual[at];
+    }
     if (HAS_CLAMP) {
         v = min(max(v, params.out_min), params.out_max);
     }
-    C[z * params.c_batch_stride + i] = v;
+    C[at] = v;
 }

@@ -35,10 +35,12 @@ struct Params {
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
+@group(0) @binding(5) var<storage, read> residual: array<f32>;  // HAS_RESIDUAL: C's layout
 
 override WG: u32 = 256u;  // a power of two, 64..256
 override TRANS_B: bool = false;
 override HAS_BIAS: bool = false;
+override HAS_RESIDUAL: bool = false;
 override HAS_CLAMP: bool = false;
 
 const LANES = 32u;
@@ -99,9 +101,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
             v += params.beta * bias[z * params.bias_batch_stride + m * params.bias_row_stride +
                                     col * params.bias_col_stride];
         }
+        let at = z * params.c_batch_stride + m * N + col;
+        if (HAS_RESIDUAL) {
+            v += residual[at];
+        }
         if (HAS_CLAMP) {
             v = min(max(v, params.out_min), params.out_max);
         }
-        C[z * params.c_batch_stride + m * N + col] = v;
+        C[at] = v;
     }
 }
