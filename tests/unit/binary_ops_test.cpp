@@ -45,8 +45,51 @@ const std::vector<Case>& cases() {
         {{2, 1, 2, 1, 2, 1, 2, 3}, {1, 2, 1, 2, 1, 2, 1, 3}},  // rank 8
         {{257}, {1}},
         {{31, 29}, {29}},
+        {{1, 6, 5, 4}, {1, 6, 1, 1}},  // a squeeze-excitation scale: dims merge to [6, 20]
+        {{4, 5, 6}, {1, 5, 6}},        // b repeats: [4, 30]
+        {{3, 4, 5, 2}, {3, 1, 5, 2}},  // broadcast inside: nothing merges across it
     };
     return c;
+}
+
+// coalesce_dims keeps every operand's element for every flat output index, merges what is
+// contiguous, and leaves broadcast boundaries alone.
+TEST(Broadcast, CoalescedDimsAddressTheSameElements) {
+    for (const Case& c : cases()) {
+        const Shape out = *ops::broadcast_shapes(c.a, c.b);
+        auto sizes = ops::padded_sizes(out);
+        auto sa = ops::broadcast_strides(c.a, out), sb = ops::broadcast_strides(c.b, out);
+        auto csizes = sizes;
+        auto csa = sa, csb = sb;
+        const size_t rank = ops::coalesce_dims(csizes, {&csa, &csb});
+        ASSERT_GE(rank, 1u);
+        for (size_t d = 0; d + rank < kMaxRank; ++d) EXPECT_EQ(csizes[d], 1u);
+        auto index = [](size_t i, const auto& sz, const auto& st) {
+            size_t at = 0;
+            for (int d = kMaxRank - 1; d >= 0; --d) {
+                at += (i % sz[d]) * st[d];
+                i /= sz[d];
+            }
+            return at;
+        };
+        for (int64_t i = 0; i < numel(out); ++i) {
+            ASSERT_EQ(index(i, sizes, sa), index(i, csizes, csa)) << shape_string(out) << " " << i;
+            ASSERT_EQ(index(i, sizes, sb), index(i, csizes, csb)) << shape_string(out) << " " << i;
+        }
+    }
+    // The squeeze-excitation scale merges to [6, 20]; equal shapes to one dim.
+    auto sizes = ops::padded_sizes({1, 6, 5, 4});
+    auto sa = ops::broadcast_strides({1, 6, 5, 4}, {1, 6, 5, 4});
+    auto sb = ops::broadcast_strides({1, 6, 1, 1}, {1, 6, 5, 4});
+    EXPECT_EQ(ops::coalesce_dims(sizes, {&sa, &sb}), 2u);
+    EXPECT_EQ(sizes[kMaxRank - 1], 20u);
+    EXPECT_EQ(sizes[kMaxRank - 2], 6u);
+    EXPECT_EQ(sb[kMaxRank - 1], 0u);
+    EXPECT_EQ(sb[kMaxRank - 2], 1u);
+    auto same = ops::padded_sizes({2, 3, 4});
+    auto s1 = ops::broadcast_strides({2, 3, 4}, {2, 3, 4});
+    EXPECT_EQ(ops::coalesce_dims(same, {&s1}), 1u);
+    EXPECT_EQ(same[kMaxRank - 1], 24u);
 }
 
 class BinaryOps : public ::testing::TestWithParam<Case> {};

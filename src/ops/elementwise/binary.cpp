@@ -62,6 +62,7 @@ void record_binary(Recorder& rec, const BinarySpec& spec, const Tensor& a, const
     auto sizes = padded_sizes(out.shape());
     auto sa = broadcast_strides(a.shape(), out.shape());
     auto sb = broadcast_strides(b.shape(), out.shape());
+    p.rank = static_cast<uint32_t>(coalesce_dims(sizes, {&sa, &sb}));
     std::copy(sizes.begin(), sizes.end(), p.out_sizes);
     std::copy(sa.begin(), sa.end(), p.a_strides);
     std::copy(sb.begin(), sb.end(), p.b_strides);

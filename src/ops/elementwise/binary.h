@@ -12,7 +12,8 @@ namespace wgx::ops {
 struct BinaryParams {
     uint32_t numel;
     float alpha;
-    uint32_t pad0, pad1;
+    uint32_t rank;  // trailing dims of out_sizes in use (after coalesce_dims)
+    uint32_t pad1;
     uint32_t out_sizes[8];
     uint32_t a_strides[8];
     uint32_t b_strides[8];

@@ -3,7 +3,7 @@
 struct Params {
     numel: u32,
     alpha: f32,
-    _pad0: u32,
+    rank: u32,                       // the trailing dims in use (merged where contiguous)
     _pad1: u32,
     out_sizes: array<vec4<u32>, 2>,  // output shape, left-padded with 1s to 8 dims
     a_strides: array<vec4<u32>, 2>,  // element strides of `a` per output dim (0: broadcast)
@@ -33,7 +33,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
     var rest = i;
     var ia = 0u;
     var ib = 0u;
-    for (var d = 7; d >= 0; d--) {
+    for (var d = 7; d >= 8 - i32(params.rank); d--) {
         let size = params.out_sizes[d / 4][d % 4];
         let coord = rest % size;
         rest = rest / size;
