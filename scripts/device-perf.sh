@@ -20,16 +20,16 @@ echo "[perf] models"
 for pte in .cache/models/*/vulkan.pte; do
     name=$(basename "$(dirname "$pte")")
     .device/wgx bench "$pte" --iters "$iters" --json --profile --profile-runs 5 \
-        >> "$out/bench.jsonl" 2>> "$out/bench.err" || echo "[perf] FAILED $name"
+        >> "$out/bench.jsonl" || echo "[perf] FAILED $name"
     echo "[perf] $name $(tail -c 400 "$out/bench.jsonl" | grep -o '"gpu_resident":{[^}]*}')"
 done
 for name in $anchors; do
     .device/wgx bench ".cache/models/$name/vulkan.pte" --iters "$iters" --json --no-fuse \
-        >> "$out/bench-nofuse.jsonl" 2>> "$out/bench.err" || echo "[perf] FAILED --no-fuse $name"
+        >> "$out/bench-nofuse.jsonl" || echo "[perf] FAILED --no-fuse $name"
 done
 
 echo "[perf] micro-benchmarks"
-.device/wgx_microbench --json-out "$out/microbench.json" > "$out/microbench.txt" 2>&1 ||
+.device/wgx_microbench > "$out/microbench.txt" 2>&1 ||
     echo "[perf] micro-benchmarks FAILED"
 # ResNet-18/50 convolutions as GEMMs (C_out x C_in*k*k x H*W): the split-K choice on each.
 .device/wgx_microbench --sweep --min-time 0.05 \
