@@ -21,7 +21,8 @@ for pte in .cache/models/*/vulkan.pte; do
     name=$(basename "$(dirname "$pte")")
     .device/wgx bench "$pte" --iters "$iters" --json --profile --profile-runs 5 \
         >> "$out/bench.jsonl" || echo "[perf] FAILED $name"
-    echo "[perf] $name $(tail -c 400 "$out/bench.jsonl" | grep -o '"gpu_resident":{[^}]*}')"
+    python3 -c "import json, sys; d = json.loads(open(sys.argv[1]).readlines()[-1]); \
+print('[perf] $name', d['gpu_resident']['median_ms'], 'ms')" "$out/bench.jsonl" || true
 done
 for name in $anchors; do
     .device/wgx bench ".cache/models/$name/vulkan.pte" --iters "$iters" --json --no-fuse \
