@@ -239,22 +239,39 @@ def strip_values(summary: Dict) -> Dict:
     return s
 
 
-def export_one(spec: ModelSpec, out_root: str, full: bool, inspect_mode: str, et_check: bool) -> Dict:
-    clock = Clock(spec.name)
-    seed = fixtures.model_seed(spec.name)
+def input_shape(spec: ModelSpec, full: bool) -> Tuple[int, int, int, int]:
     hw = spec.full_hw if full else spec.narrow_hw
-    shape = (1, 3, hw, hw)
+    return (1, 3, hw, hw)
 
+
+def build_model(spec: ModelSpec, full: bool) -> Tuple[nn.Module, Dict]:
+    """The model in eval mode with its conditioned random weights, exactly as exported
+    (also used by python/peers.py to run the same module on other runtimes)."""
+    seed = fixtures.model_seed(spec.name)
     torch.manual_seed(seed)
     model, variant = spec.build(full)
     model.eval()
-    common.condition(model, seed + 2, [shape],
+    common.condition(model, seed + 2, [input_shape(spec, full)],
                      calib_batches=2 if full else 3, calib_batch_size=2 if full else 4)
+    return model, variant
+
+
+def make_inputs(spec: ModelSpec, full: bool) -> List[torch.Tensor]:
+    """The seeded random input the exporter saves as input_0.npy."""
+    g = torch.Generator().manual_seed(fixtures.model_seed(spec.name) + 1)
+    return [torch.randn(input_shape(spec, full), generator=g, dtype=torch.float32).contiguous()]
+
+
+def export_one(spec: ModelSpec, out_root: str, full: bool, inspect_mode: str, et_check: bool) -> Dict:
+    clock = Clock(spec.name)
+    seed = fixtures.model_seed(spec.name)
+    shape = input_shape(spec, full)
+
+    model, variant = build_model(spec, full)
     nparams = common.num_params(model)
     clock.step(f"build + condition ({nparams} params, input {list(shape)})")
 
-    g = torch.Generator().manual_seed(seed + 1)
-    inputs = [torch.randn(shape, generator=g, dtype=torch.float32).contiguous()]
+    inputs = make_inputs(spec, full)
 
     with torch.no_grad():
         expected = [t.detach().clone().contiguous() for t in as_tuple(model(*inputs))]
