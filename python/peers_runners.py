@@ -253,7 +253,8 @@ def run_ort(case, opts, provider: str, python: str, site: Optional[str]) -> Meas
         raise PeerUnavailable(r.get("error", "failed") + package + (f" (stderr: {detail})" if detail else ""))
     outs = [np.load(f) for f in r.pop("outputs")]
     times = r.pop("times_ms")
-    versions = {"onnxruntime" if provider == "cpu" else "onnxruntime-webgpu": r["ort_version"]}
+    package, _, version = r["ort_package"].partition(" ")  # which build ran, e.g. onnxruntime-webgpu
+    versions = {package: version or r["ort_version"]}
     info = {**r, "onnx": {k: v for k, v in onnx.items() if k != "path"}}
     return Measured({"end_to_end": stats(times)}, outs, info, versions)
 

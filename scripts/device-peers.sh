@@ -12,7 +12,8 @@
 #
 #   usage: scripts/device-peers.sh OUT_DIR PEERS [MODEL...]
 #   env:   ITERS (default 30), WARMUP (5), WGX (.device/wgx), COMMIT (recorded), PYTHON (python3),
-#          WHEELS (.cache/peer-wheels), WORK (.cache/peers)
+#          WHEELS (.cache/peer-wheels), WORK (.cache/peers), ORT_CPU_SITE (.cache/peer-site/ort-cpu;
+#          .cache/peer-site/ort-webgpu times the CPU provider of the WebGPU build, saving a call)
 # Models default to the six anchors of issue 6; a missing .cache/models/<name>/vulkan.pte is
 # exported first (needs the executorch wheel in .whl or already installed).
 set -euo pipefail
@@ -79,7 +80,7 @@ only=()
 for m in "${models[@]}"; do only+=(--only "$m"); done
 "$py" python/peers.py "${only[@]}" --peers "$peers" --iters "${ITERS:-30}" --warmup "${WARMUP:-5}" \
     --wgx "${WGX:-.device/wgx}" --work "${WORK:-.cache/peers}" \
-    --ort-cpu-python "$py" --ort-cpu-site "$site/ort-cpu" \
+    --ort-cpu-python "$py" --ort-cpu-site "${ORT_CPU_SITE:-$site/ort-cpu}" \
     --ort-webgpu-python "$py" --ort-webgpu-site "$site/ort-webgpu" \
     ${COMMIT:+--commit "$COMMIT"} --json-out "$out/peers.json" --md-out "$out/peers.md" \
     2>&1 | tee "$out/peers-$(date +%H%M%S).log"
