@@ -10,6 +10,7 @@
 #include "program/load.h"
 #include "program/memory_plan.h"
 #include "program/passes/fold_prepack.h"
+#include "program/passes/fuse_activations.h"
 #include "program/passes/fuse_conv_epilogue.h"
 
 namespace wgx {
@@ -42,7 +43,10 @@ const Op* lookup(std::string_view name, const std::vector<const Op*>& extra) {
 Program Program::from_graph(program::Graph graph, const ProgramOptions& options) {
     program::check_graph(graph, graph.origin);
     program::fold_prepack(graph);
-    if (options.fuse) program::fuse_conv_epilogue(graph);
+    if (options.fuse) {
+        program::fuse_activations(graph);
+        program::fuse_conv_epilogue(graph);
+    }
     program::assign_memory_pools(graph);
     auto state = std::make_shared<State>();
     state->extra_ops = options.extra_ops;

@@ -1,0 +1,152 @@
+#include "program/passes/fuse_activations.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "program/passes/graph_uses.h"
+
+namespace wgx::program {
+namespace {
+
+// A decomposed hardsigmoid found in the chain: its calls, input and output.
+struct Found {
+    std::vector<size_t> calls;
+    int32_t x = -1, out = -1;
+};
+
+class Matcher {
+  public:
+    Matcher(const Graph& g, const Uses& uses, const ChainEdit& edit)
+        : g_(g), uses_(uses), edit_(edit) {}
+
+    // The call that alone reads `v` (a float32 tensor of `dims` with no other reader), if it
+    // is named `name` and not yet rewritten.
+    std::optional<size_t> sole_reader(int32_t v, std::string_view name) const {
+        if (!uses_.private_to_one_reader(v)) return std::nullopt;
+        const size_t i = uses_.reader.at(v);
+        if (edit_.taken(i) || g_.chain[i].name != name) return std::nullopt;
+        return i;
+    }
+
+    // For a binary call reading `v`: its other operand (v op other or other op v), when the
+    // output keeps v's shape and dtype. Add's alpha must be absent or 1.
+    std::optional<int32_t> other_operand(const OpCall& op, int32_t v) const {
+        const auto& a = op.args;
+        const bool add = op.name == "aten.add.Tensor";
+        if (a.size() != 3 && !(add && a.size() == 4)) return std::nullopt;
+        if (add && a.size() == 4 && !is_null(g_, a[2])) {
+            auto alpha = number_at(g_, a[2]);
+            if (!alpha || *alpha != 1.0) return std::nullopt;
+        }
+        if ((a[0] == v) == (a[1] == v)) return std::nullopt;
+        if (!same_as(a.back(), v)) return std::nullopt;
+        return a[0] == v ? a[1] : a[0];
+    }
+
+    // A float32 tensor of the same dims as `ref`.
+    bool same_as(int32_t id, int32_t ref) const {
+        const Tensor* t = tensor_at(g_, id);
+        const Tensor* r = tensor_at(g_, ref);
+        return t && r && t->dtype == DType::f32 && r->dtype == DType::f32 && t->dims == r->dims;
+    }
+
+    bool is_scalar(int32_t id, double want) const {
+        auto v = constant_scalar(g_, id);
+        return v && std::abs(*v - want) <= 1e-6 * std::abs(want);
+    }
+
+    // A hardsigmoid whose first call (x + 3) is `add`.
+    std::optional<Found> hardsigmoid(size_t add) const {
+        const OpCall& op = g_.chain[add];
+        if (op.name != "aten.add.Tensor" || op.args.size() < 3) return std::nullopt;
+        int32_t x = -1;
+        if (is_scalar(op.args[1], 3.0)) {
+            x = op.args[0];
+        } else if (is_scalar(op.args[0], 3.0)) {
+            x = op.args[1];
+        }
+        if (x < 0 || !tensor_at(g_, x) || uses_.write_count(x) > 1 || !other_operand(op, x)) {
+            return std::nullopt;
+        }
+        std::vector<size_t> calls{add};
+        int32_t v = op.args.back();
+        // Clamps until both bounds are set: [0, 6] in one or two calls.
+        std::optional<double> lo, hi;
+        while (!(lo && hi)) {
+            if (!uses_.private_to_one_reader(v)) return std::nullopt;
+            const size_t i = uses_.reader.at(v);
+            if (edit_.taken(i)) return std::nullopt;
+            auto b = clamp_bounds(g_, g_.chain[i]);
+            if (!b || g_.chain[i].args[0] != v || !same_as(g_.chain[i].args.back(), v)) {
+                return std::nullopt;
+            }
+            if (b->lo) lo = std::max(lo.value_or(*b->lo), *b->lo);
+            if (b->hi) hi = std::min(hi.value_or(*b->hi), *b->hi);
+            calls.push_back(i);
+            v = g_.chain[i].args.back();
+            if (calls.size() > 3) return std::nullopt;
+        }
+        if (*lo != 0.0 || *hi != 6.0) return std::nullopt;
+        // / 6, or * (1 / 6).
+        if (!uses_.private_to_one_reader(v)) return std::nullopt;
+        const size_t i = uses_.reader.at(v);
+        const OpCall& last = g_.chain[i];
+        if (edit_.taken(i) || last.args.size() != 3 || last.args[0] != v) return std::nullopt;
+        const bool div = last.name == "aten.div.Tensor" && is_scalar(last.args[1], 6.0);
+        const bool mul = last.name == "aten.mul.Tensor" && is_scalar(last.args[1], 1.0 / 6.0);
+        if (!(div || mul) || !same_as(last.args.back(), v)) return std::nullopt;
+        calls.push_back(i);
+        return Found{calls, x, last.args.back()};
+    }
+
+  private:
+    const Graph& g_;
+    const Uses& uses_;
+    const ChainEdit& edit_;
+};
+
+OpCall unary(std::string name, int32_t x, int32_t out, uint32_t debug_handle) {
+    return OpCall{std::move(name), {x, out}, debug_handle};
+}
+
+}  // namespace
+
+size_t fuse_activations(Graph& g) {
+    const Uses uses = count_uses(g);
+    ChainEdit edit(g);
+    Matcher m(g, uses, edit);
+    for (size_t i = 0; i < g.chain.size(); ++i) {
+        if (edit.taken(i)) continue;
+        const OpCall& op = g.chain[i];
+        // silu: sigmoid(x), then x * that.
+        if (op.name == "aten.sigmoid.default" && op.args.size() == 2 &&
+            m.same_as(op.args[1], op.args[0]) && uses.write_count(op.args[0]) <= 1) {
+            const int32_t x = op.args[0], s = op.args[1];
+            if (auto j = m.sole_reader(s, "aten.mul.Tensor"); j && m.other_operand(g.chain[*j], s) == x) {
+                edit.replace({i, *j}, unary("aten.silu.default", x, g.chain[*j].args.back(),
+                                            op.debug_handle));
+            }
+            continue;
+        }
+        // hardsigmoid, and hardswish when x times it follows.
+        if (auto hs = m.hardsigmoid(i)) {
+            std::string name = "aten.hardsigmoid.default";
+            int32_t out = hs->out;
+            if (auto j = m.sole_reader(hs->out, "aten.mul.Tensor");
+                j && m.other_operand(g.chain[*j], hs->out) == hs->x) {
+                hs->calls.push_back(*j);
+                name = "aten.hardswish.default";
+                out = g.chain[*j].args.back();
+            }
+            edit.replace(hs->calls, unary(name, hs->x, out, op.debug_handle));
+        }
+    }
+    const size_t n = edit.apply(g);
+    if (n > 0) drop_unread_copies(g);
+    return n;
+}
+
+}  // namespace wgx::program

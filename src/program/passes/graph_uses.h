@@ -1,0 +1,75 @@
+// What the graph passes need to know about values: who reads and writes each one, and the
+// scalars held by constants and scalar values. Shared by the fusion passes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "program/graph.h"
+
+namespace wgx::program {
+
+// Reads and writes of each value over the chain: an op's last argument is its output (or a
+// list of outputs); every other argument, and the items of lists among them, are read.
+struct Uses {
+    std::map<int32_t, int> reads, writes;
+    std::map<int32_t, size_t> reader;  // the (last) op reading the value
+    std::set<int32_t> graph_outputs;
+
+    int read_count(int32_t id) const;
+    int write_count(int32_t id) const;
+    // Written once, read once (by `reader`), not a graph output: it can vanish when its
+    // producer and reader merge.
+    bool private_to_one_reader(int32_t id) const;
+};
+Uses count_uses(const Graph& graph);
+
+const Tensor* tensor_at(const Graph& graph, int32_t id);
+// An Int or Double value as a double; nullopt for anything else.
+std::optional<double> number_at(const Graph& graph, int32_t id);
+// An absent optional: id -1 or a Null value.
+bool is_null(const Graph& graph, int32_t id);
+// The single element of a one-element float or integer constant tensor, seen through the
+// copies an exporter wraps around scalars (clone, _to_dim_order_copy of a constant);
+// nullopt when `id` is not such a value.
+std::optional<double> constant_scalar(const Graph& graph, int32_t id);
+
+// The bounds a clamping activation applies to its first argument (relu: [0, none], hardtanh,
+// clamp with number or absent bounds); nullopt when `op` is not one of them.
+struct ClampBounds {
+    std::optional<double> lo, hi;
+};
+std::optional<ClampBounds> clamp_bounds(const Graph& graph, const OpCall& op);
+
+// Appends a Double (or, for nullopt, a Null) value and returns its id.
+int32_t append_number(Graph& graph, std::optional<double> v);
+
+// Rewrites of a chain gathered while it is scanned, then applied at once: groups of calls
+// replaced by one call placed at the group's last position. The placed call runs later than
+// the first call of its group did, so the tensors it reads may live longer than the file's
+// memory plan assumed: apply() clears their pool ids, and assign_memory_pools (run after the
+// passes) gives them pools of their own. Callers must only group calls whose inputs are not
+// written in between (write_count <= 1).
+class ChainEdit {
+  public:
+    explicit ChainEdit(const Graph& graph) : taken_(graph.chain.size(), false) {}
+    // Whether call i already belongs to a group.
+    bool taken(size_t i) const { return taken_[i]; }
+    void replace(const std::vector<size_t>& calls, OpCall fused);
+    // Rebuilds graph.chain; returns the number of groups replaced.
+    size_t apply(Graph& graph);
+
+  private:
+    std::vector<bool> taken_;
+    std::map<size_t, OpCall> placed_;  // last index of a group -> its call
+};
+
+// Removes copies (clone, _to_dim_order_copy) whose outputs nothing reads any more, e.g. the
+// wrapped scalars of a rewritten activation; returns how many.
+size_t drop_unread_copies(Graph& graph);
+
+}  // namespace wgx::program
