@@ -5,7 +5,7 @@
 # micro-benchmarks (ceilings, dispatch cost, GEMM/convolution cases, a split-K sweep on
 # convolution-shaped GEMMs), then the slow correctness set. Every phase appends to files in
 # OUT as it goes, so a call that runs out of time still returns what was measured.
-#   usage: scripts/device-perf.sh OUT COMMIT [ITERS]
+#   usage: scripts/device-perf.sh OUT COMMIT [ITERS]   (SKIP_MICRO=1: models and slow set only)
 #   needs: .device (scripts/pack-for-device.sh), the loader packages unpacked, LD_LIBRARY_PATH
 #          and VK_DRIVER_FILES set as in pack-for-device.sh.
 set -uo pipefail
@@ -29,6 +29,9 @@ for name in $anchors; do
         >> "$out/bench-nofuse.jsonl" || echo "[perf] FAILED --no-fuse $name"
 done
 
+if [ -n "${SKIP_MICRO:-}" ]; then
+    echo "[perf] micro-benchmarks skipped (SKIP_MICRO)"
+else
 echo "[perf] micro-benchmarks"
 .device/wgx_microbench > "$out/microbench.txt" 2>&1 ||
     echo "[perf] micro-benchmarks FAILED"
@@ -37,6 +40,7 @@ echo "[perf] micro-benchmarks"
     --sweep-shapes 64x576x3136,128x1152x784,256x2304x196,512x4608x49,2048x512x49,256x1024x196 \
     --sweep-splits 1,0,4,16 > "$out/sweep.txt" 2>&1 || echo "[perf] sweep FAILED"
 tail -n 80 "$out/sweep.txt"
+fi
 
 echo "[perf] slow set"
 python3 scripts/run_slow_set.py --build .device --log "$out" --machine h200 --commit "$commit" \
