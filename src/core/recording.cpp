@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/context_state.h"
 #include "core/dispatch_geometry.h"
@@ -99,10 +100,44 @@ Tensor RecordingState::add_scratch(DType dtype, const Shape& shape) {
     return ctx_.make_tensor(std::move(buffer), 0, dtype, shape);
 }
 
+namespace {
+
+// Submission chunks of a run, in commands: the first small, then doubling up to a cap.
+constexpr size_t kFirstChunk = 16;
+constexpr size_t kMaxChunk = 256;
+
+void encode_command(gpu::Encoder& encoder, const Command& c) {
+    if (const auto* d = std::get_if<DispatchCommand>(&c)) {
+        encoder.dispatch(d->kernel->pipeline.get(), d->group.get(), d->grid.x, d->grid.y,
+                         d->grid.z);
+    } else {
+        const auto& copy = std::get<CopyCommand>(c);
+        encoder.copy(copy.src->buffer.get(), copy.src_offset, copy.dst->buffer.get(),
+                     copy.dst_offset, copy.size);
+    }
+}
+
+}  // namespace
+
 uint64_t RecordingState::submit() {
-    gpu::Encoder encoder(ctx_.device());
-    encode(encoder);
-    return encoder.submit();
+    // The GPU starts on a command buffer only once it is submitted, and encoding costs the CPU
+    // several microseconds per dispatch (docs/PERFORMANCE.md): one buffer for the whole run
+    // would leave the GPU idle for all of it. Chunks that start small and double let the GPU
+    // begin after the first few dispatches while the CPU encodes the rest, with only a few
+    // submissions (each has a cost of its own). Queue order keeps the chunks in sequence.
+    std::optional<gpu::Encoder> encoder;
+    encoder.emplace(ctx_.device());
+    size_t chunk = kFirstChunk, in_chunk = 0;
+    for (size_t i = 0; i < commands_.size(); ++i) {
+        encode_command(*encoder, commands_[i]);
+        if (++in_chunk == chunk && i + 1 < commands_.size()) {
+            encoder->submit();
+            encoder.emplace(ctx_.device());
+            in_chunk = 0;
+            chunk = std::min(chunk * 2, kMaxChunk);
+        }
+    }
+    return encoder->submit();
 }
 
 std::vector<DispatchTime> RecordingState::profile(bool& inside_passes) {
@@ -122,16 +157,7 @@ std::vector<DispatchTime> RecordingState::profile(bool& inside_passes) {
 }
 
 void RecordingState::encode(gpu::Encoder& encoder) const {
-    for (const Command& c : commands_) {
-        if (const auto* d = std::get_if<DispatchCommand>(&c)) {
-            encoder.dispatch(d->kernel->pipeline.get(), d->group.get(), d->grid.x, d->grid.y,
-                             d->grid.z);
-        } else {
-            const auto& copy = std::get<CopyCommand>(c);
-            encoder.copy(copy.src->buffer.get(), copy.src_offset, copy.dst->buffer.get(),
-                         copy.dst_offset, copy.size);
-        }
-    }
+    for (const Command& c : commands_) encode_command(encoder, c);
 }
 
 void RecordingState::clear() {
