@@ -94,6 +94,11 @@ def run_torch_cpu(case, opts) -> Measured:
 def cuda_model(case):
     if not torch.cuda.is_available():
         raise PeerUnavailable("no CUDA device for PyTorch")
+    # Plain fp32, like every other peer: by default PyTorch lets cuDNN convolutions run in
+    # TF32 (a 10-bit mantissa), which put its outputs 1e-3 to 1e-2 (relative L2) away from the
+    # fp32 eager CPU reference on the H200.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     model = copy.deepcopy(case.module()).cuda()
     return model, [x.cuda() for x in case.torch_inputs()]
 
@@ -104,7 +109,7 @@ def run_torch_cuda(case, opts) -> Measured:
     with torch.inference_mode():
         times, out = time_calls(lambda: model(*xs), opts.warmup, opts.iters, torch.cuda.synchronize)
     return Measured({"gpu_resident": stats(times)}, as_numpy(out),
-                    {"device": torch.cuda.get_device_name()}, torch_versions())
+                    {"device": torch.cuda.get_device_name(), "tf32": False}, torch_versions())
 
 
 def run_torch_cuda_graph(case, opts) -> Measured:
@@ -122,7 +127,7 @@ def run_torch_cuda_graph(case, opts) -> Measured:
             out = model(*xs)
         times, _ = time_calls(graph.replay, opts.warmup, opts.iters, torch.cuda.synchronize)
     return Measured({"gpu_resident": stats(times)}, as_numpy(out),
-                    {"device": torch.cuda.get_device_name()}, torch_versions())
+                    {"device": torch.cuda.get_device_name(), "tf32": False}, torch_versions())
 
 
 # ---------------------------------------------------------------------------
