@@ -134,6 +134,27 @@ TEST(FuseActivations, HardswishFromHardtanhAndMultiplyBySixth) {
     expect_valid(g);
 }
 
+// PyTorch's own decomposition: x * clamp(x + 3, 0, 6), then / 6.
+TEST(FuseActivations, HardswishMultipliedBeforeTheDivision) {
+    Builder b;
+    const int32_t x = b.activation(2);
+    const int32_t three = b.wrapped(3), six = b.wrapped(6);
+    const int32_t one = b.add(Int{1}), zero = b.add(Int{0}), none = b.add(Null{}),
+                  six_int = b.add(Int{6});
+    const int32_t u1 = b.activation(), u2 = b.activation(), u3 = b.activation(),
+                  w = b.activation(), y = b.activation();
+    b.call("aten.add.Tensor", {x, three, one, u1});
+    b.call("aten.clamp.default", {u1, zero, none, u2});
+    b.call("aten.clamp.default", {u2, none, six_int, u3});
+    b.call("aten.mul.Tensor", {x, u3, w});
+    b.call("aten.div.Tensor", {w, six, y});
+    Graph& g = b.finish({x}, {y});
+    EXPECT_EQ(fuse_activations(g), 1u);
+    EXPECT_EQ(names(g), Names{"aten.hardswish.default"});
+    EXPECT_EQ(g.chain[0].args, (std::vector<int32_t>{x, y}));
+    expect_valid(g);
+}
+
 // Each near miss stays as it was.
 TEST(FuseActivations, LeavesNearMissesAlone) {
     struct Case {

@@ -11,10 +11,11 @@
 namespace wgx::program {
 namespace {
 
-// A decomposed hardsigmoid found in the chain: its calls, input and output.
+// A decomposed hardsigmoid (or hardswish) found in the chain: its calls, input and output.
 struct Found {
     std::vector<size_t> calls;
     int32_t x = -1, out = -1;
+    bool hardswish = false;  // x * clamp(x + 3, 0, 6) / 6: multiplied before the division
 };
 
 class Matcher {
@@ -90,16 +91,36 @@ class Matcher {
             if (calls.size() > 3) return std::nullopt;
         }
         if (*lo != 0.0 || *hi != 6.0) return std::nullopt;
-        // / 6, or * (1 / 6).
+        // Then / 6 (a hardsigmoid), or x * that / 6 (a hardswish as PyTorch decomposes it).
         if (!uses_.private_to_one_reader(v)) return std::nullopt;
         const size_t i = uses_.reader.at(v);
-        const OpCall& last = g_.chain[i];
-        if (edit_.taken(i) || last.args.size() != 3 || last.args[0] != v) return std::nullopt;
-        const bool div = last.name == "aten.div.Tensor" && is_scalar(last.args[1], 6.0);
-        const bool mul = last.name == "aten.mul.Tensor" && is_scalar(last.args[1], 1.0 / 6.0);
-        if (!(div || mul) || !same_as(last.args.back(), v)) return std::nullopt;
+        if (edit_.taken(i)) return std::nullopt;
+        if (auto h = divided_by_six(i, v)) {
+            calls.push_back(i);
+            return Found{calls, x, *h, false};
+        }
+        if (g_.chain[i].name != "aten.mul.Tensor" || other_operand(g_.chain[i], v) != x) {
+            return std::nullopt;
+        }
+        const int32_t w = g_.chain[i].args.back();
         calls.push_back(i);
-        return Found{calls, x, last.args.back()};
+        if (!uses_.private_to_one_reader(w)) return std::nullopt;
+        const size_t k = uses_.reader.at(w);
+        if (edit_.taken(k)) return std::nullopt;
+        auto out = divided_by_six(k, w);
+        if (!out) return std::nullopt;
+        calls.push_back(k);
+        return Found{calls, x, *out, true};
+    }
+
+    // The output of call i when it is v / 6 or v * (1 / 6) of v's shape.
+    std::optional<int32_t> divided_by_six(size_t i, int32_t v) const {
+        const OpCall& op = g_.chain[i];
+        if (op.args.size() != 3 || op.args[0] != v || !same_as(op.args.back(), v)) return std::nullopt;
+        const bool div = op.name == "aten.div.Tensor" && is_scalar(op.args[1], 6.0);
+        const bool mul = op.name == "aten.mul.Tensor" && is_scalar(op.args[1], 1.0 / 6.0);
+        if (!div && !mul) return std::nullopt;
+        return op.args.back();
     }
 
   private:
@@ -133,10 +154,10 @@ size_t fuse_activations(Graph& g) {
         }
         // hardsigmoid, and hardswish when x times it follows.
         if (auto hs = m.hardsigmoid(i)) {
-            std::string name = "aten.hardsigmoid.default";
+            std::string name = hs->hardswish ? "aten.hardswish.default" : "aten.hardsigmoid.default";
             int32_t out = hs->out;
             if (auto j = m.sole_reader(hs->out, "aten.mul.Tensor");
-                j && m.other_operand(g.chain[*j], hs->out) == hs->x) {
+                !hs->hardswish && j && m.other_operand(g.chain[*j], hs->out) == hs->x) {
                 hs->calls.push_back(*j);
                 name = "aten.hardswish.default";
                 out = g.chain[*j].args.back();
