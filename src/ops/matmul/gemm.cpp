@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/dispatch_geometry.h"
+#include "ops/matmul/gemm_params.wgsl.h"
 #include "ops/matmul/gemm_splitk_reduce.wgsl.h"
 #include "ops/matmul/gemv.wgsl.h"
 #include "wgx/error.h"
@@ -51,7 +52,7 @@ void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call) {
     check_grid(label, p, grid, rec.device(), fmt::format("{} columns each", columns));
     Kernel k = rec.kernel(fmt::format("{}/gemv{}{}", label, call.trans_b ? " tB" : "",
                                       epilogue_label(call, has_bias)),
-                          std::string(wgsl::ops_matmul_gemv),
+                          std::string(wgsl::ops_matmul_gemm_params) + std::string(wgsl::ops_matmul_gemv),
                           {{"WG", double(wg)},
                            {"TRANS_B", call.trans_b ? 1.0 : 0.0},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
@@ -87,7 +88,8 @@ void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall&
     const uint32_t wg = rec.workgroup_size(256);
     const uint64_t outputs = uint64_t(u.p.batch) * u.p.M * u.p.N;
     Kernel k = rec.kernel(fmt::format("{}/split-K reduce{}", label, epilogue_label(call, has_bias)),
-                          std::string(wgsl::ops_matmul_gemm_splitk_reduce),
+                          std::string(wgsl::ops_matmul_gemm_params) +
+                              std::string(wgsl::ops_matmul_gemm_splitk_reduce),
                           {{"WG", double(wg)},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                            {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},

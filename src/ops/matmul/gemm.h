@@ -15,7 +15,7 @@
 
 namespace wgx::ops {
 
-// Mirrors `struct Params` of gemm.wgsl.
+// The caller-set part of `struct Params` (gemm_params.wgsl).
 struct GemmParams {
     uint32_t M, N, K, batch;
     uint32_t a_batch_stride, b_batch_stride, c_batch_stride, bias_batch_stride;
@@ -27,8 +27,9 @@ static_assert(offsetof(GemmParams, a_batch_stride) == 16);
 static_assert(offsetof(GemmParams, bias_row_stride) == 32);
 static_assert(offsetof(GemmParams, alpha) == 40);
 
-// The uniform gemm.wgsl, gemv.wgsl and gemm_splitk_reduce.wgsl read: the caller's parameters
-// and what record_gemm decides (split K) or takes from GemmCall (the clamp).
+// Mirrors `struct Params` of gemm_params.wgsl, the uniform of gemm.wgsl, gemv.wgsl and
+// gemm_splitk_reduce.wgsl: the caller's parameters and what record_gemm decides (split K) or
+// takes from GemmCall (the clamp).
 struct GemmUniform {
     GemmParams p;
     uint32_t k_chunk, splits;

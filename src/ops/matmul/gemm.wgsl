@@ -26,29 +26,12 @@
 // the epilogue.
 //
 // This file is a template: gemm_kernel.cpp prepends one variant's constants (BM, BN, BK, WG_X,
-// WG_Y, HAS_BIAS, HAS_RESIDUAL, HAS_CLAMP, SPLIT_K) and element aliases (AElem, BElem, CElem) and replaces each `//@NAME` line
-// with straight-line code for that variant. The hot loop body is unrolled there rather than
-// written as WGSL loops because naga emits every loop as a bounded `loop` that downstream
-// compilers do not reliably unroll; an accumulator array indexed inside such a loop would then
-// live in memory instead of registers.
-struct Params {
-    M: u32,
-    N: u32,
-    K: u32,
-    batch: u32,
-    a_batch_stride: u32,  // elements between batches (0: shared operand)
-    b_batch_stride: u32,
-    c_batch_stride: u32,
-    bias_batch_stride: u32,
-    bias_row_stride: u32,
-    bias_col_stride: u32,
-    alpha: f32,
-    beta: f32,
-    k_chunk: u32,  // SPLIT_K: the K range of one chunk
-    splits: u32,   // SPLIT_K: chunks per batch
-    out_min: f32,  // HAS_CLAMP
-    out_max: f32,
-}
+// WG_Y, HAS_BIAS, HAS_RESIDUAL, HAS_CLAMP, SPLIT_K), element aliases (AElem, BElem, CElem) and
+// gemm_params.wgsl, and replaces each `//@NAME` line with straight-line code for that variant.
+// The hot loop body is unrolled there rather than written as WGSL loops because naga emits
+// every loop as a bounded `loop` that downstream compilers do not reliably unroll; an
+// accumulator array indexed inside such a loop would then live in memory instead of registers.
+// struct Params: gemm_params.wgsl, prepended.
 
 @group(0) @binding(0) var<storage, read> A: array<AElem>;
 @group(0) @binding(1) var<storage, read> B: array<BElem>;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "ops/matmul/gemm.wgsl.h"
+#include "ops/matmul/gemm_params.wgsl.h"
 
 namespace wgx::ops {
 namespace {
@@ -243,6 +244,7 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
         v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
         f.has_residual && !f.split_k, f.has_clamp && !f.split_k, f.split_k, f.vec_a ? vec4 : "f32",
         f.vec_b ? vec4 : "f32", f.vec_c ? vec4 : "f32");
+    text += wgsl::ops_matmul_gemm_params;
     text += wgsl::ops_matmul_gemm;
 
     replace_marker(text, "FETCH_A", fetch_body(a));

@@ -3,26 +3,9 @@
 //   C[z][r, c] = clamp(alpha * sum_s partial[z * splits + s][r, c] + beta * bias + residual,
 //                      out_min, out_max)
 // (the residual read in C's layout).
-// One invocation per output element, c fastest, so reads and writes coalesce. Params is
-// gemm.wgsl's; the chunks are added in order, so the result does not depend on scheduling.
-struct Params {
-    M: u32,
-    N: u32,
-    K: u32,
-    batch: u32,
-    a_batch_stride: u32,
-    b_batch_stride: u32,
-    c_batch_stride: u32,
-    bias_batch_stride: u32,
-    bias_row_stride: u32,
-    bias_col_stride: u32,
-    alpha: f32,
-    beta: f32,
-    k_chunk: u32,
-    splits: u32,
-    out_min: f32,
-    out_max: f32,
-}
+// One invocation per output element, c fastest, so reads and writes coalesce; the chunks are
+// added in order, so the result does not depend on scheduling.
+// struct Params: gemm_params.wgsl, prepended.
 
 @group(0) @binding(0) var<storage, read> partial: array<f32>;
 @group(0) @binding(1) var<storage, read> bias: array<f32>;

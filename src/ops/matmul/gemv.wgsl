@@ -11,24 +11,7 @@
 //     invocations read neighbouring columns of one row of B.
 // Four accumulators per invocation keep four loads in flight. Scalar loads: along the
 // direction neighbouring invocations run they are already fully coalesced.
-struct Params {
-    M: u32,
-    N: u32,
-    K: u32,
-    batch: u32,
-    a_batch_stride: u32,
-    b_batch_stride: u32,
-    c_batch_stride: u32,
-    bias_batch_stride: u32,
-    bias_row_stride: u32,
-    bias_col_stride: u32,
-    alpha: f32,
-    beta: f32,
-    k_chunk: u32,  // unused here (gemm.wgsl's split K)
-    splits: u32,
-    out_min: f32,  // HAS_CLAMP
-    out_max: f32,
-}
+// struct Params: gemm_params.wgsl, prepended.
 
 @group(0) @binding(0) var<storage, read> A: array<f32>;
 @group(0) @binding(1) var<storage, read> B: array<f32>;
