@@ -105,10 +105,44 @@ TEST(FuseActivations, HardsigmoidWithWrappedConstants) {
     b.call("aten.mul.Tensor", {h, feature, y});
     Graph& g = b.finish({x, feature}, {y});
     EXPECT_EQ(fuse_activations(g), 1u);
-    // The wrapped constants' copies went with the calls that read them.
-    EXPECT_EQ(names(g), (Names{"aten.hardsigmoid.default", "aten.mul.Tensor"}));
-    EXPECT_EQ(g.chain[0].args, (std::vector<int32_t>{x, h}));
+    // The gate becomes one call; the wrapped constants' copies went with the calls that read
+    // them.
+    EXPECT_EQ(names(g), Names{"wgx.mul_hardsigmoid.default"});
+    EXPECT_EQ(g.chain[0].args, (std::vector<int32_t>{feature, x, y}));
     EXPECT_EQ(std::get<Tensor>(g.values[x]).mem_obj_id, -1);  // read later: re-planned
+    expect_valid(g);
+}
+
+// Without the multiplication the hardsigmoid stands alone.
+TEST(FuseActivations, HardsigmoidAlone) {
+    Builder b;
+    const int32_t x = b.activation();
+    const int32_t three = b.wrapped(3), six = b.wrapped(6);
+    const int32_t zero = b.add(Int{0}), six_int = b.add(Int{6});
+    const int32_t u1 = b.activation(), u2 = b.activation(), h = b.activation();
+    b.call("aten.add.Tensor", {x, three, u1});
+    b.call("aten.hardtanh.default", {u1, zero, six_int, u2});
+    b.call("aten.div.Tensor", {u2, six, h});
+    Graph& g = b.finish({x}, {h});
+    EXPECT_EQ(fuse_activations(g), 1u);
+    EXPECT_EQ(names(g), Names{"aten.hardsigmoid.default"});
+    EXPECT_EQ(g.chain[0].args, (std::vector<int32_t>{x, h}));
+    expect_valid(g);
+}
+
+// EfficientNet's gate: y * sigmoid(s), s a [1, C, 1, 1] squeeze broadcast into y.
+TEST(FuseActivations, SigmoidGate) {
+    Builder b;
+    const int32_t y = b.activation();
+    const int32_t s = b.add(Tensor{DType::f32, {1, 4, 1, 1}, -1, -1, false, ""});
+    const int32_t g1 = b.add(Tensor{DType::f32, {1, 4, 1, 1}, -1, -1, false, ""});
+    const int32_t out = b.activation();
+    b.call("aten.sigmoid.default", {s, g1});
+    b.call("aten.mul.Tensor", {y, g1, out});
+    Graph& g = b.finish({y, s}, {out});
+    EXPECT_EQ(fuse_activations(g), 1u);
+    EXPECT_EQ(names(g), Names{"wgx.mul_sigmoid.default"});
+    EXPECT_EQ(g.chain[0].args, (std::vector<int32_t>{y, s, out}));
     expect_valid(g);
 }
 
@@ -178,17 +212,21 @@ TEST(FuseActivations, LeavesNearMissesAlone) {
         EXPECT_EQ(fuse_activations(g), 0u) << c.what;
         EXPECT_EQ(g.chain.size(), 3u) << c.what;
     }
-    // sigmoid(x) * z with z != x: a gate, not a SiLU; sigmoid read twice: no rewrite.
+    // A sigmoid read twice, and a gate whose product broadcasts the other operand (the gate is
+    // the larger tensor): no rewrite.
     Builder b;
     const int32_t x = b.activation(), z = b.activation(), s = b.activation(), y = b.activation(),
                   y2 = b.activation();
+    const int32_t small = b.add(Tensor{DType::f32, {1, 4, 1, 1}, -1, -1, false, ""});
     b.call("aten.sigmoid.default", {x, s});
     b.call("aten.mul.Tensor", {z, s, y});
-    b.call("aten.sigmoid.default", {z, y2});
-    b.call("aten.mul.Tensor", {z, y2, y2});
-    Graph& g = b.finish({x, z}, {y, y2});
+    b.call("aten.relu.default", {s, y2});
+    const int32_t s2 = b.activation(), y3 = b.activation();
+    b.call("aten.sigmoid.default", {z, s2});
+    b.call("aten.mul.Tensor", {small, s2, y3});
+    Graph& g = b.finish({x, z, small}, {y, y2, y3});
     EXPECT_EQ(fuse_activations(g), 0u);
-    EXPECT_EQ(g.chain.size(), 4u);
+    EXPECT_EQ(g.chain.size(), 5u);
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 // aten.add.Tensor and aten.mul.Tensor against a float64 reference: sizes 1, odd and prime,
 // broadcasting in every position, integer dtypes, and a grid large enough to fold.
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
 #include "ops/common/broadcast.h"
 #include "test_util.h"
 
@@ -126,6 +130,31 @@ TEST_P(BinaryOps, MulMatchesFloat64Reference) {
     auto want = reference(c.a, a, c.b, b, out_shape, [](double x, double y) { return x * y; });
     EXPECT_LE(max_rel_error(out.get_data<float>(), want), 1e-6);
     ctx().reset();
+}
+
+// The fusion pass's gates: self * sigmoid(gate) and self * hardsigmoid(gate), broadcasting.
+// Gate values span [-8, 8] so both the sigmoid's tails and hardsigmoid's clamps are reached.
+TEST_P(BinaryOps, GatesMatchFloat64Reference) {
+    const Case& c = GetParam();
+    auto out_shape = *ops::broadcast_shapes(c.a, c.b);
+    auto a = random_floats(numel(c.a), 31);
+    auto b = random_floats(numel(c.b), 32);
+    for (float& v : b) v *= 8.0f;
+    Tensor ta = ctx().tensor(DType::f32, c.a).set_data(a);
+    Tensor tb = ctx().tensor(DType::f32, c.b).set_data(b);
+    for (const char* name : {"wgx.mul_sigmoid.default", "wgx.mul_hardsigmoid.default"}) {
+        const bool sig = std::string_view(name) == "wgx.mul_sigmoid.default";
+        Tensor out = ctx().tensor(DType::f32, out_shape);
+        poison(out);
+        ctx().reset();
+        ctx().record(op(name), {ta, tb, out});
+        ctx().submit();
+        auto want = reference(c.a, a, c.b, b, out_shape, [&](double x, double y) {
+            return x * (sig ? 1.0 / (1.0 + std::exp(-y)) : std::clamp(y + 3.0, 0.0, 6.0) / 6.0);
+        });
+        EXPECT_LE(max_rel_error(out.get_data<float>(), want), 1e-6) << name;
+        ctx().reset();
+    }
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {

@@ -47,6 +47,14 @@ class Matcher {
         return a[0] == v ? a[1] : a[0];
     }
 
+    // mul(y, g) or mul(g, y) multiplying the activation `g` into another float32 tensor y
+    // whose shape the product keeps (the gate broadcasts into y), y written at most once.
+    bool gate_mul(const OpCall& mul, int32_t g) const {
+        if (mul.args.size() != 3 || (mul.args[0] == g) == (mul.args[1] == g)) return false;
+        const int32_t y = mul.args[0] == g ? mul.args[1] : mul.args[0];
+        return same_as(mul.args.back(), y) && uses_.write_count(y) <= 1;
+    }
+
     // A float32 tensor of the same dims as `ref`.
     bool same_as(int32_t id, int32_t ref) const {
         const Tensor* t = tensor_at(g_, id);
@@ -142,13 +150,20 @@ size_t fuse_activations(Graph& g) {
     for (size_t i = 0; i < g.chain.size(); ++i) {
         if (edit.taken(i)) continue;
         const OpCall& op = g.chain[i];
-        // silu: sigmoid(x), then x * that.
+        // silu: sigmoid(x), then x * that; a gate: y * sigmoid(x) for another y.
         if (op.name == "aten.sigmoid.default" && op.args.size() == 2 &&
             m.same_as(op.args[1], op.args[0]) && uses.write_count(op.args[0]) <= 1) {
             const int32_t x = op.args[0], s = op.args[1];
-            if (auto j = m.sole_reader(s, "aten.mul.Tensor"); j && m.other_operand(g.chain[*j], s) == x) {
-                edit.replace({i, *j}, unary("aten.silu.default", x, g.chain[*j].args.back(),
-                                            op.debug_handle));
+            if (auto j = m.sole_reader(s, "aten.mul.Tensor")) {
+                const OpCall& mul = g.chain[*j];
+                const int32_t y = mul.args[0] == s ? mul.args[1] : mul.args[0];
+                if (y == x && m.other_operand(mul, s) == x) {
+                    edit.replace({i, *j}, unary("aten.silu.default", x, mul.args.back(),
+                                                op.debug_handle));
+                } else if (m.gate_mul(mul, s)) {
+                    edit.replace({i, *j}, OpCall{"wgx.mul_sigmoid.default",
+                                                 {y, x, mul.args.back()}, op.debug_handle});
+                }
             }
             continue;
         }
@@ -156,11 +171,19 @@ size_t fuse_activations(Graph& g) {
         if (auto hs = m.hardsigmoid(i)) {
             std::string name = hs->hardswish ? "aten.hardswish.default" : "aten.hardsigmoid.default";
             int32_t out = hs->out;
-            if (auto j = m.sole_reader(hs->out, "aten.mul.Tensor");
-                !hs->hardswish && j && m.other_operand(g.chain[*j], hs->out) == hs->x) {
+            auto j = hs->hardswish ? std::nullopt : m.sole_reader(hs->out, "aten.mul.Tensor");
+            if (j && m.other_operand(g.chain[*j], hs->out) == hs->x) {
                 hs->calls.push_back(*j);
                 name = "aten.hardswish.default";
                 out = g.chain[*j].args.back();
+            } else if (j && m.gate_mul(g.chain[*j], hs->out)) {
+                // A gate: y * hardsigmoid(x) for another y.
+                const OpCall& mul = g.chain[*j];
+                const int32_t y = mul.args[0] == hs->out ? mul.args[1] : mul.args[0];
+                hs->calls.push_back(*j);
+                edit.replace(hs->calls, OpCall{"wgx.mul_hardsigmoid.default",
+                                               {y, hs->x, mul.args.back()}, op.debug_handle});
+                continue;
             }
             edit.replace(hs->calls, unary(name, hs->x, out, op.debug_handle));
         }

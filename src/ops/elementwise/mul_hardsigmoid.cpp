@@ -1,0 +1,31 @@
+// wgx.mul_hardsigmoid.default: out = self * hardsigmoid(gate) with broadcasting, the squeeze-and-
+// excitation gate of MobileNetV3. The engine's own op: the graph pass
+// program/passes/fuse_activations makes it from hardsigmoid + mul, one dispatch instead of two.
+// Args: [self, gate, out].
+#include "ops/elementwise/binary.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+class MulHardsigmoid final : public Op {
+  public:
+    std::string_view name() const override { return "wgx.mul_hardsigmoid.default"; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(3, 3);
+        BinarySpec spec{name(),
+                        "return x * T(clamp(f32(y) + 3.0, 0.0, 6.0) / 6.0);", /*float_only=*/true};
+        record_binary(rec, spec, args.tensor(0, "self"), args.tensor(1, "gate"),
+                      args.tensor(2, "out"), 1.0f, args);
+    }
+};
+
+}  // namespace
+
+const Op& mul_hardsigmoid_op() {
+    static const MulHardsigmoid op;
+    return op;
+}
+
+}  // namespace wgx::ops

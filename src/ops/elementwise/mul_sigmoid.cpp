@@ -1,0 +1,31 @@
+// wgx.mul_sigmoid.default: out = self * sigmoid(gate) with broadcasting, the squeeze-and-
+// excitation gate of EfficientNet. The engine's own op: the graph pass
+// program/passes/fuse_activations makes it from sigmoid + mul, one dispatch instead of two.
+// Args: [self, gate, out].
+#include "ops/elementwise/binary.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+class MulSigmoid final : public Op {
+  public:
+    std::string_view name() const override { return "wgx.mul_sigmoid.default"; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(3, 3);
+        BinarySpec spec{name(),
+                        "return x * T(sigmoid(f32(y)));", /*float_only=*/true};
+        record_binary(rec, spec, args.tensor(0, "self"), args.tensor(1, "gate"),
+                      args.tensor(2, "out"), 1.0f, args);
+    }
+};
+
+}  // namespace
+
+const Op& mul_sigmoid_op() {
+    static const MulSigmoid op;
+    return op;
+}
+
+}  // namespace wgx::ops
