@@ -96,13 +96,18 @@ class Kernel {
   public:
     struct Impl;
     Kernel() = default;
-    explicit Kernel(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+    // `label`: what this use of the compiled kernel is called in errors and profiles (ops that
+    // share a kernel text share one compiled pipeline, but each keeps its own name).
+    Kernel(std::shared_ptr<const Impl> impl, std::string label)
+        : impl_(std::move(impl)), label_(std::move(label)) {}
     const Impl& impl() const { return *impl_; }
     const std::shared_ptr<const Impl>& impl_ptr() const { return impl_; }
     bool defined() const { return impl_ != nullptr; }
+    const std::string& label() const { return label_; }
 
   private:
     std::shared_ptr<const Impl> impl_;
+    std::string label_;
 };
 
 struct Override {

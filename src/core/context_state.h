@@ -68,6 +68,7 @@ struct DispatchCommand {
     gpu::BindGroup group;
     Grid grid;
     std::string scope;  // what recorded it (for profiles)
+    std::string label;  // the kernel's name for this use (for profiles)
 };
 
 struct CopyCommand {

@@ -31,7 +31,7 @@ UniformArena::Slice UniformArena::push(gpu::Device& device, std::span<const std:
 void RecordingState::add_dispatch(const Kernel& kernel, std::span<const Binding> bindings,
                                   Grid grid) {
     if (!kernel.defined()) throw InvalidArgument("dispatch: the kernel is empty.");
-    const auto& label = kernel.impl().label;
+    const std::string& label = kernel.label().empty() ? kernel.impl().label : kernel.label();
     const DeviceLimits& limits = ctx_.device().info().limits;
     for (uint32_t n : {grid.x, grid.y, grid.z}) {
         if (n == 0 || n > limits.max_workgroups_per_dimension) {
@@ -75,6 +75,7 @@ void RecordingState::add_dispatch(const Kernel& kernel, std::span<const Binding>
     cmd.group = ctx_.device().create_bind_group(label, cmd.kernel->pipeline.get(), entries);
     cmd.grid = grid;
     cmd.scope = scope_;
+    cmd.label = label;
     commands_.push_back(std::move(cmd));
 }
 
@@ -150,7 +151,7 @@ std::vector<DispatchTime> RecordingState::profile(bool& inside_passes) {
     size_t i = 0;
     for (const Command& c : commands_) {
         if (const auto* d = std::get_if<DispatchCommand>(&c)) {
-            times.push_back({d->scope, d->kernel->label, ns.at(i++) * 1e-6});
+            times.push_back({d->scope, d->label, ns.at(i++) * 1e-6});
         }
     }
     return times;
@@ -183,7 +184,8 @@ Grid Recorder::grid_1d(uint64_t invocations, uint32_t workgroup_size) const {
 Kernel Recorder::kernel(std::string_view label, std::string wgsl,
                         std::initializer_list<Override> overrides) {
     return Kernel(state_.ctx().kernel(label, std::move(wgsl),
-                                      std::span<const Override>(overrides.begin(), overrides.size())));
+                                      std::span<const Override>(overrides.begin(), overrides.size())),
+                  std::string(label));
 }
 
 void Recorder::dispatch(const Kernel& kernel, std::initializer_list<Binding> bindings, Grid grid) {
