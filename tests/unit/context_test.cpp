@@ -103,3 +103,49 @@ TEST(Context, WrapsAnExternalBufferWithoutCopying) {
 
 }  // namespace
 }  // namespace wgx::test
+
+namespace wgx::test {
+namespace {
+
+// Adds 1 to every element of x through a kernel whose text is the same for every label, so
+// two instances share one compiled pipeline.
+class AddOneOp final : public Op {
+  public:
+    explicit AddOneOp(std::string label) : label_(std::move(label)) {}
+    std::string_view name() const override { return label_; }
+    void record(Recorder& rec, const Args& args) const override {
+        const Tensor& x = args.tensor(0, "x");
+        Kernel k = rec.kernel(label_,
+                              "@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n"
+                              "@compute @workgroup_size(64)\n"
+                              "fn main(@builtin(global_invocation_id) g: vec3<u32>) {\n"
+                              "    if (g.x < arrayLength(&x)) { x[g.x] = x[g.x] + 1.0; }\n"
+                              "}\n");
+        rec.dispatch(k, {x}, rec.grid_1d(uint64_t(x.numel()), 64));
+    }
+
+  private:
+    std::string label_;
+};
+
+// A profile lists every dispatch with the label its op gave, even when two ops share one
+// compiled kernel, and the work still runs (each profiled run adds 1 twice).
+TEST(Context, ProfileNamesEachDispatchByItsOwnLabel) {
+    Context& c = ctx();
+    if (!c.device_info().features.timestamp_query) GTEST_SKIP() << "no GPU timestamps";
+    c.reset();
+    Tensor x = c.tensor(DType::f32, {100}).set_data(std::vector<float>(100, 0.f));
+    AddOneOp first("test.first"), second("test.second");
+    c.record(first, {x});
+    c.record(second, {x});
+    Profile p = c.profile();
+    ASSERT_EQ(p.dispatches.size(), 2u);
+    EXPECT_EQ(p.dispatches[0].kernel, "test.first");
+    EXPECT_EQ(p.dispatches[1].kernel, "test.second");
+    for (const DispatchTime& d : p.dispatches) EXPECT_GE(d.ms, 0.0);
+    EXPECT_EQ(x.get_data<float>(), std::vector<float>(100, 2.f));
+    c.reset();
+}
+
+}  // namespace
+}  // namespace wgx::test
