@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -11,7 +13,9 @@
 
 #include "graph_compare.h"
 #include "program/graph_check.h"
+#include "program/load.h"
 #include "program/memory_plan.h"
+#include "program/passes/fold_prepack.h"
 #include "program/passes/fuse_activations.h"
 
 namespace wgx::program {
@@ -227,6 +231,35 @@ TEST(FuseActivations, LeavesNearMissesAlone) {
     Graph& g = b.finish({x, z, small}, {y, y2, y3});
     EXPECT_EQ(fuse_activations(g), 0u);
     EXPECT_EQ(g.chain.size(), 5u);
+}
+
+// The ExecuTorch 1.2 export of MobileNetV3 (tests/models/mobilenet_v3_large_et12, the form the
+// H200 machine's exporter writes): after the pass no piece of a decomposed activation is left,
+// and the program tests run that fused graph against PyTorch.
+TEST(FuseActivations, ExecuTorch12MobileNetV3) {
+    const auto pte = std::filesystem::path(WGX_FIXTURES_DIR) / ".." / "models" /
+                     "mobilenet_v3_large_et12" / "vulkan.pte";
+    ASSERT_TRUE(std::filesystem::exists(pte)) << pte;
+    Graph g = load_graph(pte);
+    fold_prepack(g);  // as Program does first: the scalars are prepacked constants
+    auto count = [&] {
+        std::map<std::string, int> n;
+        for (const OpCall& op : g.chain) n[op.name]++;
+        return n;
+    };
+    auto before = count();
+    ASSERT_GT(before["aten.clamp.default"], 0);
+    EXPECT_GT(fuse_activations(g), 0u);
+    auto after = count();
+    for (const char* gone : {"aten.clamp.default", "aten.div.Tensor",
+                             "dim_order_ops._to_dim_order_copy.default"}) {
+        EXPECT_EQ(after[gone], 0) << gone;
+    }
+    // The scalars' clones went; the model's one other clone stays.
+    EXPECT_EQ(after["aten.clone.default"], 1);
+    EXPECT_GT(after["aten.hardswish.default"], 0);
+    EXPECT_GT(after["wgx.mul_hardsigmoid.default"], 0);
+    expect_valid(g);
 }
 
 }  // namespace
