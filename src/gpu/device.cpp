@@ -285,6 +285,7 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& given) {
 Device::~Device() {
     // The lost callback may fire while the device is released; it must not see a half-destroyed
     // object, so release the GPU objects while every member is still alive.
+    staging_.clear();
     {
         std::lock_guard lock(errors_mutex_);
         lost_ = true;
@@ -333,6 +334,11 @@ void Device::check() const {
 }
 
 void Device::destroy() {
+    {
+        std::lock_guard lock(staging_mutex_);
+        staging_.clear();
+        staging_bytes_ = 0;
+    }
     if (device_) wgpuDeviceDestroy(device_.get());
     // wgpu-native reports the loss through the callback; make sure it is recorded either way.
     on_device_lost("the device was destroyed");
@@ -420,7 +426,7 @@ void Device::copy_buffer_now(WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst
 std::vector<uint8_t> Device::read_buffer(WGPUBuffer buffer, uint64_t offset, uint64_t size) {
     check();
     uint64_t padded = std::max<uint64_t>(4, (size + 3) / 4 * 4);
-    Buffer staging = create_buffer(padded, BufferUsage::readback, "wgx readback");
+    Buffer staging = take_staging(padded);
     copy_buffer_now(buffer, offset, staging.get(), 0, padded);
 
     struct Map {
@@ -449,7 +455,28 @@ std::vector<uint8_t> Device::read_buffer(WGPUBuffer buffer, uint64_t offset, uin
     std::vector<uint8_t> out(size);
     std::memcpy(out.data(), mapped, size);
     wgpuBufferUnmap(staging.get());
+    keep_staging(padded, std::move(staging));
     return out;
+}
+
+Buffer Device::take_staging(uint64_t bytes) {
+    {
+        std::lock_guard lock(staging_mutex_);
+        if (auto it = staging_.find(bytes); it != staging_.end()) {
+            Buffer b = std::move(it->second);
+            staging_.erase(it);
+            staging_bytes_ -= bytes;
+            return b;
+        }
+    }
+    return create_buffer(bytes, BufferUsage::readback, "wgx readback");
+}
+
+void Device::keep_staging(uint64_t bytes, Buffer buffer) {
+    std::lock_guard lock(staging_mutex_);
+    if (staging_bytes_ + bytes > kStagingCacheBytes) return;  // released here instead
+    staging_.emplace(bytes, std::move(buffer));
+    staging_bytes_ += bytes;
 }
 
 ComputePipeline Device::create_compute_pipeline(std::string_view label, std::string_view wgsl,

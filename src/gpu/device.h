@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -106,6 +107,15 @@ class Device : public std::enable_shared_from_this<Device> {
     DeviceHandle device_;
     Queue queue_;
     DeviceInfo info_;
+
+    // Readback staging buffers kept for reuse, by size: reading a program's outputs after every
+    // run would otherwise create (and zero) a new buffer each time. At most kStagingCacheBytes.
+    static constexpr uint64_t kStagingCacheBytes = uint64_t(256) << 20;
+    Buffer take_staging(uint64_t bytes);
+    void keep_staging(uint64_t bytes, Buffer buffer);
+    std::mutex staging_mutex_;
+    std::multimap<uint64_t, Buffer> staging_;
+    uint64_t staging_bytes_ = 0;
 
     mutable std::mutex errors_mutex_;
     std::vector<std::string> uncaptured_errors_;
