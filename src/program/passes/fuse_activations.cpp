@@ -23,8 +23,8 @@ class Matcher {
     Matcher(const Graph& g, const Uses& uses, const ChainEdit& edit)
         : g_(g), uses_(uses), edit_(edit) {}
 
-    // The call that alone reads `v` (a float32 tensor of `dims` with no other reader), if it
-    // is named `name` and not yet rewritten.
+    // The call that alone reads `v` (written once, not a graph output), if it is named `name`
+    // and not yet rewritten.
     std::optional<size_t> sole_reader(int32_t v, std::string_view name) const {
         if (!uses_.private_to_one_reader(v)) return std::nullopt;
         const size_t i = uses_.reader.at(v);
