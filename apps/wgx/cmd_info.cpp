@@ -112,6 +112,27 @@ void print_model(const std::string& path, const std::string& method) {
         fmt::print("unsupported ops: none\n");
     } else {
         fmt::print("unsupported ops: {}\n", program::op_counts_text(missing));
+        return;
+    }
+
+    // What runs: the graph after the load-time passes (prepack folding, fusion), as the
+    // counts that changed.
+    ProgramOptions options;
+    options.method = method;
+    const Program program = Program::load(path, options);
+    std::map<std::string, int64_t> before, after;
+    for (const auto& c : counts) before[c.name] = int64_t(c.count);
+    size_t calls = 0;
+    for (const auto& c : program.op_counts()) {
+        after[c.name] = int64_t(c.count);
+        calls += c.count;
+    }
+    fmt::print("after graph passes (what runs): {} calls\n", calls);
+    std::map<std::string, std::pair<int64_t, int64_t>> changed;
+    for (const auto& [name, n] : before) changed[name].first = n;
+    for (const auto& [name, n] : after) changed[name].second = n;
+    for (const auto& [name, n] : changed) {
+        if (n.first != n.second) fmt::print("  {:5} -> {:<5} {}\n", n.first, n.second, name);
     }
 }
 
