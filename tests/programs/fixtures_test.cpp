@@ -136,9 +136,10 @@ std::vector<io::NpyArray> run(const Program& program, const std::string& name) {
     return outs;
 }
 
-void check_against_golden(const std::string& name, const std::string& file) {
+void check_against_golden(const std::string& name, const std::string& file,
+                          const ProgramOptions& options = {}) {
     fs::path dir = fixtures_dir() / name;
-    Program program = Program::load(dir / file);
+    Program program = Program::load(dir / file, options);
     nlohmann::json m = meta(name);
     auto outs = run(program, name);
     ASSERT_EQ(outs.size(), m["outputs"].size());
@@ -231,15 +232,39 @@ TEST_P(Fixtures, EveryOpRunsOnTheGpu) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Fixtures, ::testing::ValuesIn(fixture_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string name = info.param;
-                             for (char& c : name) {
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             }
-                             return name;
-                         });
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+    std::string name = info.param;
+    for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    }
+    return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Fixtures, ::testing::ValuesIn(fixture_names()), test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Fixtures);
+
+// The layer and model fixtures with the fusion passes off: every op as its own kernel, as
+// `wgx run --no-fuse` runs them (the tests above run the fused graph). Single-op fixtures
+// have nothing to fuse.
+class UnfusedFixtures : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(UnfusedFixtures, DelegatedProgramMatchesPyTorch) {
+    ProgramOptions options;
+    options.fuse = false;
+    check_against_golden(GetParam(), "vulkan.pte", options);
+}
+
+std::vector<std::string> layer_and_model_names() {
+    std::vector<std::string> names;
+    for (const std::string& n : fixture_names()) {
+        if (n.rfind("ops/", 0) != 0) names.push_back(n);
+    }
+    return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, UnfusedFixtures, ::testing::ValuesIn(layer_and_model_names()),
+                         test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(UnfusedFixtures);
 
 }  // namespace
 }  // namespace wgx::test
