@@ -10,7 +10,6 @@
 
 #include "bench/copy.wgsl.h"
 #include "bench/fma.wgsl.h"
-#include "bench/fma_f16.wgsl.h"
 #include "bench/tick.wgsl.h"
 #include "wgx/op.h"
 
@@ -63,8 +62,9 @@ class FmaOp final : public Op {
         const Tensor& out = args.tensor(0, "out");
         FmaParams p{iters_, static_cast<uint32_t>(out.numel()), kMul, kAdd};
         uint32_t wg = rec.workgroup_size(256);
-        Kernel k = f16_ ? rec.kernel("fma f16", std::string(wgsl::bench_fma_f16), {{"WG", double(wg)}})
-                        : rec.kernel("fma f32", std::string(wgsl::bench_fma), {{"WG", double(wg)}});
+        const std::string prefix = f16_ ? "enable f16;\nalias T = f16;\n" : "alias T = f32;\n";
+        Kernel k = rec.kernel(f16_ ? "fma f16" : "fma f32", prefix + std::string(wgsl::bench_fma),
+                              {{"WG", double(wg)}});
         rec.dispatch(k, {out, Binding::uniform(p)}, rec.grid_1d(p.threads, wg));
     }
 
