@@ -17,6 +17,7 @@
 #include "ops/elementwise/unary.h"
 #include "ops/matmul/gemm.h"
 #include "ops/conv/conv_common.wgsl.h"
+#include "ops/conv/conv_params.wgsl.h"
 
 namespace wgx::ops {
 namespace {
@@ -211,7 +212,8 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     // Without a bias the weight stands in for its binding (read-only twice is fine); the
     // shader reads it only under kConvHasBias.
     const Tensor& bias_binding = bias ? *bias : weight;
-    const std::string common(wgsl::ops_conv_conv_common);
+    const std::string params_wgsl(wgsl::ops_conv_conv_params);
+    const std::string common = params_wgsl + std::string(wgsl::ops_conv_conv_common);
     const uint32_t max_dim = rec.device().limits.max_workgroups_per_dimension;
 
     // Variant 1: a 1x1, stride-1, unpadded, ungrouped convolution is a GEMM per image,
@@ -265,7 +267,8 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         q.threads = uint32_t(unfolded);
         const uint32_t iwg = rec.workgroup_size(256);
         Kernel unfold = rec.kernel(fmt::format("{}/im2col", args.op()),
-                                   std::string(wgsl::ops_conv_im2col), {{"WG", double(iwg)}});
+                                   params_wgsl + std::string(wgsl::ops_conv_im2col),
+                                   {{"WG", double(iwg)}});
         rec.dispatch(unfold, {input, cols, Binding::uniform(q)}, rec.grid_1d(unfolded, iwg));
         record_as_gemm(cols, K, "im2col_gemm");
         return;

@@ -1,7 +1,7 @@
 // Shared machinery of the convolution ops (aten.convolution, et_vk.conv_with_clamp,
-// wgx.conv_add_clamp): argument
-// parsing and validation, the uniform struct mirrored by conv_common.wgsl, the kernel choice
-// and dispatch. 1-D convolutions run as 2-D ones with a height of 1.
+// wgx.conv_add_clamp): argument parsing and validation, the uniform struct mirrored by
+// conv_params.wgsl, the kernel choice and dispatch. 1-D convolutions run as 2-D ones with a
+// height of 1.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +11,7 @@
 
 namespace wgx::ops {
 
-// Mirrors `struct Params` of conv_common.wgsl.
+// Mirrors `struct Params` of conv_params.wgsl.
 struct ConvParams {
     uint32_t N, C_in, H_in, W_in;
     uint32_t C_out, H_out, W_out, groups;

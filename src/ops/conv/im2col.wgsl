@@ -2,19 +2,7 @@
 // cols[n][r][p] = x[n, ci, oy * stride_h + kh * dil_h - pad_h, ox * stride_w + kw * dil_w - pad_w]
 // (0 outside the image), with r = (ci * kH + kh) * kW + kw (the weight's [C_out, C_in, kH, kW]
 // order) and p = oy * W_out + ox. One invocation per element, p fastest, so writes coalesce.
-// Params mirrors ConvParams (conv2d.h); `threads` is the element count.
-struct Params {
-    N: u32, C_in: u32, H_in: u32, W_in: u32,
-    C_out: u32, H_out: u32, W_out: u32, groups: u32,
-    kH: u32, kW: u32, stride_h: u32, stride_w: u32,
-    pad_h: u32, pad_w: u32, dil_h: u32, dil_w: u32,
-    cin_g: u32, cout_g: u32,
-    co_blocks: u32, x_blocks: u32,
-    threads: u32,
-    flags: u32,
-    out_min: f32,
-    out_max: f32,
-}
+// Params: conv_params.wgsl, prepended; `threads` is the element count.
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> cols: array<f32>;
