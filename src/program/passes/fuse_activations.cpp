@@ -63,7 +63,7 @@ class Matcher {
     }
 
     bool is_scalar(int32_t id, double want) const {
-        auto v = constant_scalar(g_, id);
+        auto v = constant_scalar(g_, uses_, id);
         return v && std::abs(*v - want) <= 1e-6 * std::abs(want);
     }
 

@@ -43,7 +43,10 @@ Uses count_uses(const Graph& g) {
                 u.reader[id] = i;
             });
         }
-        each(args.back(), [&](int32_t id) { u.writes[id]++; });
+        each(args.back(), [&](int32_t id) {
+            u.writes[id]++;
+            u.writer[id] = i;
+        });
     }
     return u;
 }
@@ -75,23 +78,22 @@ double load(const uint8_t* p) {
     return static_cast<double>(v);
 }
 
-// The op that writes `id`, if it is a copy of one input (its first argument).
-std::optional<int32_t> copied_from(const Graph& g, int32_t id) {
-    for (const OpCall& op : g.chain) {
-        if (op.args.empty() || op.args.back() != id) continue;
-        const std::string_view name = op.name;
-        if (name == "aten.clone.default" || name == "dim_order_ops._to_dim_order_copy.default" ||
-            name == "aten._to_copy.default") {
-            return op.args[0];
-        }
-        return std::nullopt;
-    }
-    return std::nullopt;
+// The input of the copy that writes `id` (its only writer), if it is one.
+std::optional<int32_t> copied_from(const Graph& g, const Uses& uses, int32_t id) {
+    auto w = uses.writer.find(id);
+    if (w == uses.writer.end() || uses.write_count(id) != 1) return std::nullopt;
+    const OpCall& op = g.chain[w->second];
+    const std::string_view name = op.name;
+    const bool copy = name == "aten.clone.default" ||
+                      name == "dim_order_ops._to_dim_order_copy.default" ||
+                      name == "aten._to_copy.default";
+    if (!copy || op.args.empty()) return std::nullopt;
+    return op.args[0];
 }
 
 }  // namespace
 
-std::optional<double> constant_scalar(const Graph& g, int32_t id) {
+std::optional<double> constant_scalar(const Graph& g, const Uses& uses, int32_t id) {
     // A few copies at most: exporters wrap a scalar in one or two.
     for (int hops = 0; hops < 4; ++hops) {
         const Tensor* t = tensor_at(g, id);
@@ -111,7 +113,7 @@ std::optional<double> constant_scalar(const Graph& g, int32_t id) {
                 default: return std::nullopt;
             }
         }
-        auto from = copied_from(g, id);
+        auto from = copied_from(g, uses, id);
         if (!from) return std::nullopt;
         id = *from;
     }

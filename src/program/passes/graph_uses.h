@@ -18,6 +18,7 @@ namespace wgx::program {
 struct Uses {
     std::map<int32_t, int> reads, writes;
     std::map<int32_t, size_t> reader;  // the (last) op reading the value
+    std::map<int32_t, size_t> writer;  // the (last) op writing the value
     std::set<int32_t> graph_outputs;
 
     int read_count(int32_t id) const;
@@ -36,7 +37,7 @@ bool is_null(const Graph& graph, int32_t id);
 // The single element of a one-element float or integer constant tensor, seen through the
 // copies an exporter wraps around scalars (clone, _to_dim_order_copy of a constant);
 // nullopt when `id` is not such a value.
-std::optional<double> constant_scalar(const Graph& graph, int32_t id);
+std::optional<double> constant_scalar(const Graph& graph, const Uses& uses, int32_t id);
 
 // The bounds a clamping activation applies to its first argument (relu: [0, none], hardtanh,
 // clamp with number or absent bounds); nullopt when `op` is not one of them.
