@@ -181,6 +181,11 @@ class Op {
     virtual std::vector<std::string_view> aliases() const { return {}; }
     // Validates `args` and prepares the GPU work into `rec`.
     virtual void record(Recorder& rec, const Args& args) const = 0;
+    // Whether record() takes float16 tensors wherever it takes float32 ones (all of its float
+    // tensors in one of the two types), storing float16 and computing in float32; it needs the
+    // adapter's shader-f16. A program run in float16 (ProgramOptions::float16) hands such ops
+    // float16 tensors and gives every other op float32 copies of its inputs and outputs.
+    virtual bool accepts_float16() const { return false; }
 };
 
 // A built-in op by graph name ("aten.add.Tensor"); throws InvalidArgument for an unknown name.

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/half.h"
 #include "io/npy.h"
 #include "program/graph.h"
 #include "program/json/program_json.h"
@@ -83,11 +84,7 @@ std::vector<double> as_doubles(const io::NpyArray& a) {
         for (size_t k = 0; k + 1 < a.data.size(); k += 2) {
             uint16_t h = uint16_t(std::to_integer<uint8_t>(a.data[k])) |
                          uint16_t(std::to_integer<uint8_t>(a.data[k + 1]) << 8);
-            int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-            double mag = exp == 0    ? std::ldexp(mant, -24)
-                         : exp == 31 ? (mant ? NAN : INFINITY)
-                                     : std::ldexp(1024 + mant, exp - 25);
-            v.push_back(h & 0x8000 ? -mag : mag);
+            v.push_back(half_to_float(h));
         }
     }
     // Every dtype a fixture uses must be compared: an empty list would check nothing.

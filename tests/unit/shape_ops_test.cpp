@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "base/half.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -17,25 +18,8 @@ const std::vector<DType> kAllTypes = {DType::f32, DType::f16, DType::i32, DType:
 
 // --- values of any dtype, carried as doubles on the host ----------------------------------------
 
-uint16_t f16_from(double v) {  // exact for the values the tests use (k / 8, |k| <= 1000)
-    if (v == 0) return std::signbit(v) ? 0x8000 : 0;
-    uint16_t sign = v < 0 ? 0x8000 : 0;
-    double m = std::abs(v);
-    int e = 0;
-    double frac = std::frexp(m, &e);  // m = frac * 2^e, frac in [0.5, 1)
-    int exp16 = e - 1 + 15;
-    if (exp16 <= 0) return sign | static_cast<uint16_t>(std::nearbyint(m * 16777216.0));
-    auto mant = static_cast<uint16_t>(std::nearbyint((frac * 2 - 1) * 1024));
-    return sign | static_cast<uint16_t>(exp16 << 10) | mant;
-}
-
-double f16_to(uint16_t h) {
-    int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    double sign = (h & 0x8000) ? -1 : 1;
-    if (exp == 0) return sign * mant * std::ldexp(1.0, -24);
-    if (exp == 31) return mant ? NAN : sign * INFINITY;
-    return sign * (1 + mant / 1024.0) * std::ldexp(1.0, exp - 15);
-}
+uint16_t f16_from(double v) { return float_to_half(static_cast<float>(v)); }
+double f16_to(uint16_t h) { return half_to_float(h); }
 
 void fill(Tensor& t, const std::vector<double>& v) {
     switch (t.dtype()) {

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 
+#include "base/half.h"
 #include "ops/registry.h"
 #include "ops/common/dims.h"
 #include "ops/shape/strided_copy.h"
@@ -13,25 +14,10 @@
 namespace wgx::ops {
 namespace {
 
-// IEEE binary16 bits of x, rounding to nearest even.
-uint32_t f16_bits(float x) {
-    uint32_t f = std::bit_cast<uint32_t>(x);
-    uint32_t sign = (f >> 16) & 0x8000u;
-    uint32_t mag = f & 0x7fffffffu;
-    if (mag > 0x7f800000u) return sign | 0x7e00u;
-    if (mag >= 0x477ff000u) return sign | 0x7c00u;   // rounds to infinity
-    if (mag < 0x38800000u) {                         // subnormal or zero in f16
-        float scaled = std::fabs(x) * 16777216.f;    // units of 2^-24
-        return sign | static_cast<uint32_t>(std::nearbyint(scaled));
-    }
-    uint32_t rounded = mag + 0xfffu + ((mag >> 13) & 1u);  // round mantissa to 10 bits, ties even
-    return sign | ((rounded >> 13) - (112u << 10));
-}
-
 uint32_t fill_bits(DType dtype, double value) {
     switch (storage_dtype(dtype)) {
         case DType::f32: return std::bit_cast<uint32_t>(static_cast<float>(value));
-        case DType::f16: return f16_bits(static_cast<float>(value));
+        case DType::f16: return float_to_half(static_cast<float>(value));
         case DType::boolean: return value != 0 ? 1u : 0u;
         default: break;
     }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/half.h"
 #include "core/dispatch_geometry.h"
 #include "ops/shape/fill.wgsl.h"
 #include "ops/shape/strided_copy.h"
@@ -17,30 +18,6 @@ struct FillParams {
 };
 static_assert(sizeof(FillParams) == 16);
 
-// IEEE half bits of v (round to nearest even), for float16 fills.
-uint16_t half_bits(float v) {
-    uint32_t x;
-    std::memcpy(&x, &v, 4);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
-    uint32_t mant = x & 0x7fffffu;
-    if (((x >> 23) & 0xff) == 0xff) return uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0));
-    if (exp >= 31) return uint16_t(sign | 0x7c00u);
-    if (exp <= 0) {
-        if (exp < -10) return uint16_t(sign);
-        mant |= 0x800000u;
-        uint32_t shift = uint32_t(14 - exp);
-        uint32_t h = mant >> shift;
-        uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rest > half || (rest == half && (h & 1))) ++h;
-        return uint16_t(sign | h);
-    }
-    uint32_t h = (uint32_t(exp) << 10) | (mant >> 13);
-    uint32_t rest = mant & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) ++h;
-    return uint16_t(sign | h);
-}
-
 uint32_t pattern_for(DType dtype, double value) {
     switch (storage_dtype(dtype)) {
         case DType::f32: {
@@ -50,7 +27,7 @@ uint32_t pattern_for(DType dtype, double value) {
             return bits;
         }
         case DType::f16: {
-            uint32_t h = half_bits(static_cast<float>(value));
+            uint32_t h = float_to_half(static_cast<float>(value));
             return h | (h << 16);
         }
         case DType::i32: return static_cast<uint32_t>(static_cast<int32_t>(std::trunc(value)));
