@@ -1,12 +1,19 @@
 // Reductions (sum, mean, amax, amin, argmax, argmin) and softmax / log_softmax against float64
 // references written here: any set of dims (first, middle, last, several, all; negative;
 // keepdim), ranks 1..5 with sizes 1, odd and prime, both kernel variants (an invocation per
-// output and a workgroup per output), integer inputs, ties and NaN.
+// output and a workgroup per output), integer inputs, ties and NaN. Softmax rows run on both
+// workgroup-reduction paths (subgroup operations and the workgroup-memory fallback).
 // Tolerance: max_rel_error <= 1e-5 (float32 accumulation of up to ~5,000 terms in tree order).
+// float16: inputs are rounded to float16 on the host and the float64 reference uses the rounded
+// values; the kernels compute in float32 and round each output once, so the error is at most
+// half a float16 ulp of the value (2^-11 relative) plus the float32 error: kHalfTol.
+// max/min/argmax/argmin stay exact.
 #include <algorithm>
 #include <functional>
 #include <limits>
 
+#include "base/half.h"
+#include "reduction_paths.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -122,6 +129,33 @@ std::string dims_name(const Shape& s) {
     return r.empty() ? "scalar" : r;
 }
 
+// float16 data: values rounded on the host, and read back as doubles.
+constexpr double kHalfTol = 0x1p-11 + 1e-5;
+
+std::vector<uint16_t> to_half(const std::vector<float>& v) {
+    std::vector<uint16_t> h;
+    for (float x : v) h.push_back(float_to_half(x));
+    return h;
+}
+
+std::vector<double> from_half(const std::vector<uint16_t>& h) {
+    std::vector<double> v;
+    for (uint16_t x : h) v.push_back(half_to_float(x));
+    return v;
+}
+
+std::vector<float> half_floats(const Tensor& t) {
+    std::vector<float> v;
+    for (uint16_t x : t.get_data<uint16_t>()) v.push_back(half_to_float(x));
+    return v;
+}
+
+Tensor poisoned_half(const Shape& s) {
+    return ctx().tensor(DType::f16, s).set_data(std::vector<uint16_t>(numel(s), 0x7e00));
+}
+
+bool has_f16() { return ctx().device_info().features.shader_f16; }
+
 struct Case {
     Shape shape;
     std::vector<int64_t> dims;  // [] = all
@@ -188,6 +222,69 @@ TEST(ReduceOps, SumMeanAmaxAminOverAnyDims) {
     std::vector<double> x(xf.begin(), xf.end());
     EXPECT_LE(max_rel_error(sum.get_data<float>(), reduce_ref(x, s, {0, 1}, "sum")), 1e-5);
     EXPECT_LE(max_rel_error(mean.get_data<float>(), reduce_ref(x, s, {0, 1}, "mean")), 1e-5);
+    ctx().reset();
+}
+
+TEST(ReduceOps, Float16ReductionsComputeInFloat32) {
+    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    for (const Case& c : cases()) {
+        auto h = to_half(random_floats(numel(c.shape), 600 + uint32_t(c.shape.size())));
+        std::vector<double> x = from_half(h);
+        Tensor tx = ctx().tensor(DType::f16, c.shape).set_data(h);
+        auto dims = wrapped(c.dims, c.shape.size());
+        // argmax/argmin take one dim or none (every dim).
+        std::optional<Arg> arg_dim;
+        if (c.dims.size() == 1) arg_dim = Arg(c.dims[0]);
+        if (c.dims.empty()) arg_dim = Arg();
+        for (bool keepdim : {false, true}) {
+            Shape out_shape = reduced(c.shape, dims, keepdim);
+            Tensor sum = poisoned_half(out_shape), mean = poisoned_half(out_shape);
+            Tensor amax = poisoned_half(out_shape), amin = poisoned_half(out_shape);
+            Shape arg_shape = c.dims.empty() ? (keepdim ? Shape(c.shape.size(), 1) : Shape{})
+                                             : out_shape;
+            Tensor argmax = poisoned(DType::i64, arg_shape), argmin = poisoned(DType::i64, arg_shape);
+            std::string what = dims_name(c.shape) + (keepdim ? " keepdim" : "");
+            ctx().reset();
+            ctx().record(op("aten.sum.dim_IntList"), {tx, c.dims, keepdim, Arg(), sum});
+            ctx().record(op("aten.mean.dim"), {tx, c.dims, keepdim, Arg(), mean});
+            ctx().record(op("aten.amax.default"), {tx, c.dims, keepdim, amax});
+            ctx().record(op("aten.amin.default"), {tx, c.dims, keepdim, amin});
+            if (arg_dim) {
+                ctx().record(op("aten.argmax.default"), {tx, *arg_dim, keepdim, argmax});
+                ctx().record(op("aten.argmin.default"), {tx, *arg_dim, keepdim, argmin});
+            }
+            ctx().submit();
+            EXPECT_LE(max_rel_error(half_floats(sum), reduce_ref(x, c.shape, dims, "sum")),
+                      kHalfTol) << "sum " << what;
+            EXPECT_LE(max_rel_error(half_floats(mean), reduce_ref(x, c.shape, dims, "mean")),
+                      kHalfTol) << "mean " << what;
+            EXPECT_EQ(from_half(amax.get_data<uint16_t>()), reduce_ref(x, c.shape, dims, "max"))
+                << "amax " << what;
+            EXPECT_EQ(from_half(amin.get_data<uint16_t>()), reduce_ref(x, c.shape, dims, "min"))
+                << "amin " << what;
+            if (arg_dim) {
+                EXPECT_EQ(as_doubles(argmax), reduce_ref(x, c.shape, dims, "argmax")) << what;
+                EXPECT_EQ(as_doubles(argmin), reduce_ref(x, c.shape, dims, "argmin")) << what;
+            }
+        }
+    }
+    // Ties among float16 values (few distinct ones): argmax/argmin give the first index.
+    auto ti = random_ints(7 * 1000, 601, -3, 3);
+    std::vector<float> tf(ti.begin(), ti.end());
+    std::vector<double> tx(ti.begin(), ti.end());
+    Tensor tied = ctx().tensor(DType::f16, {7, 1000}).set_data(to_half(tf));
+    Tensor argmax = poisoned(DType::i64, {7}), argmin = poisoned(DType::i64, {7});
+    // An int32 mean stored as float16 (dtype=torch.float16, ScalarType code 5).
+    Tensor ints = ctx().tensor(DType::i32, {7, 1000}).set_data(ti);
+    Tensor imean = poisoned_half({7});
+    ctx().reset();
+    ctx().record(op("aten.argmax.default"), {tied, int64_t(1), false, argmax});
+    ctx().record(op("aten.argmin.default"), {tied, int64_t(-1), false, argmin});
+    ctx().record(op("aten.mean.dim"), {ints, std::vector<int64_t>{1}, false, int64_t(5), imean});
+    ctx().submit();
+    EXPECT_EQ(as_doubles(argmax), reduce_ref(tx, {7, 1000}, {1}, "argmax"));
+    EXPECT_EQ(as_doubles(argmin), reduce_ref(tx, {7, 1000}, {1}, "argmin"));
+    EXPECT_LE(max_rel_error(half_floats(imean), reduce_ref(tx, {7, 1000}, {1}, "mean")), kHalfTol);
     ctx().reset();
 }
 
@@ -322,36 +419,64 @@ std::vector<double> softmax_ref(const std::vector<double>& x, const Shape& s, in
     return out;
 }
 
-TEST(ReduceOps, SoftmaxAndLogSoftmaxOnEveryDim) {
-    struct SCase {
-        Shape shape;
-        float scale;  // large scales would overflow exp without the max subtraction
+struct SoftmaxCase {
+    Shape shape;
+    float scale;  // large scales would overflow exp without the max subtraction
+};
+
+// Rows shorter and longer than a workgroup (up to 256 invocations), strided and contiguous, odd
+// and prime lengths; every dim of each is tested.
+const std::vector<SoftmaxCase>& softmax_cases() {
+    static const std::vector<SoftmaxCase> c = {
+        {{1}, 1},         {{13}, 1},         {{3, 1000}, 30},        {{2, 3, 5, 7}, 1},
+        {{300, 5}, 100},  {{2, 600, 3}, 1},  {{1, 7, 1, 3, 11}, 50}, {{5, 37}, 10},
+        {{2, 4099}, 5},
     };
-    std::vector<SCase> scases = {
-        {{1}, 1},          {{13}, 1},           {{3, 1000}, 30},  {{2, 3, 5, 7}, 1},
-        {{300, 5}, 100},   {{2, 600, 3}, 1},    {{1, 7, 1, 3, 11}, 50},
-    };
-    for (const SCase& c : scases) {
+    return c;
+}
+
+// Softmax and log_softmax of every case on every dim, in float32 (tolerance 1e-5) or float16
+// (inputs rounded on the host, kHalfTol).
+void check_softmax_every_dim(DType dtype, const std::string& path) {
+    for (const SoftmaxCase& c : softmax_cases()) {
         auto xf = random_floats(numel(c.shape), 400);
         for (float& v : xf) v *= c.scale;
-        std::vector<double> x(xf.begin(), xf.end());
-        Tensor tx = ctx().tensor(DType::f32, c.shape).set_data(xf);
+        bool half = dtype == DType::f16;
+        std::vector<uint16_t> xh = to_half(xf);
+        std::vector<double> x = half ? from_half(xh) : std::vector<double>(xf.begin(), xf.end());
+        Tensor tx = ctx().tensor(dtype, c.shape);
+        if (half) {
+            tx.set_data(xh);
+        } else {
+            tx.set_data(xf);
+        }
         int64_t rank = int64_t(c.shape.size());
         for (int64_t dim = -rank; dim < rank; ++dim) {
             int64_t d = dim < 0 ? dim + rank : dim;
-            Tensor sm = poisoned(DType::f32, c.shape);
-            Tensor lsm = poisoned(DType::f32, c.shape);
+            Tensor sm = half ? poisoned_half(c.shape) : poisoned(DType::f32, c.shape);
+            Tensor lsm = half ? poisoned_half(c.shape) : poisoned(DType::f32, c.shape);
             ctx().reset();
             ctx().record(op("aten._softmax.default"), {tx, dim, false, sm});
             ctx().record(op("aten._log_softmax.default"), {tx, dim, false, lsm});
             ctx().submit();
-            std::string what = dims_name(c.shape) + " dim " + std::to_string(dim);
-            EXPECT_LE(max_rel_error(sm.get_data<float>(), softmax_ref(x, c.shape, d, false)), 1e-5)
+            std::string what = std::string(dtype_name(dtype)) + " " + path + " " +
+                               dims_name(c.shape) + " dim " + std::to_string(dim);
+            double tol = half ? kHalfTol : 1e-5;
+            auto got_sm = half ? half_floats(sm) : sm.get_data<float>();
+            auto got_lsm = half ? half_floats(lsm) : lsm.get_data<float>();
+            EXPECT_LE(max_rel_error(got_sm, softmax_ref(x, c.shape, d, false)), tol)
                 << "softmax " << what;
-            EXPECT_LE(max_rel_error(lsm.get_data<float>(), softmax_ref(x, c.shape, d, true)), 1e-5)
+            EXPECT_LE(max_rel_error(got_lsm, softmax_ref(x, c.shape, d, true)), tol)
                 << "log_softmax " << what;
         }
     }
+    ctx().reset();
+}
+
+TEST(ReduceOps, SoftmaxAndLogSoftmaxOnEveryDim) {
+    on_both_reduction_paths([](const std::string& path) {
+        check_softmax_every_dim(DType::f32, path);
+    });
     // aten.softmax.int: [self, dim, dtype?, out].
     auto xf = random_floats(35, 401);
     std::vector<double> x(xf.begin(), xf.end());
@@ -361,6 +486,42 @@ TEST(ReduceOps, SoftmaxAndLogSoftmaxOnEveryDim) {
     ctx().record(op("aten.softmax.int"), {tx, int64_t(1), Arg(), sm});
     ctx().submit();
     EXPECT_LE(max_rel_error(sm.get_data<float>(), softmax_ref(x, {5, 7}, 1, false)), 1e-5);
+    ctx().reset();
+}
+
+TEST(ReduceOps, Float16SoftmaxComputesInFloat32) {
+    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    on_both_reduction_paths([](const std::string& path) {
+        check_softmax_every_dim(DType::f16, path);
+    });
+    // aten.log_softmax.int with dtype=torch.float16 (code 5), self's own dtype.
+    auto h = to_half(random_floats(3 * 300, 402));
+    Tensor tx = ctx().tensor(DType::f16, {3, 300}).set_data(h);
+    Tensor lsm = poisoned_half({3, 300});
+    ctx().reset();
+    ctx().record(op("aten.log_softmax.int"), {tx, int64_t(-1), int64_t(5), lsm});
+    ctx().submit();
+    EXPECT_LE(max_rel_error(half_floats(lsm), softmax_ref(from_half(h), {3, 300}, 1, true)),
+              kHalfTol);
+    ctx().reset();
+}
+
+TEST(ReduceOps, SoftmaxRowsUseSubgroupsWhereOffered) {
+    // The label of the kernel chosen for rows of 1000, on each path: the subgroup variant
+    // exactly where the device has subgroups and WGX_SUBGROUPS is not 0.
+    Tensor tx = ctx().tensor(DType::f32, {3, 1000}).set_data(random_floats(3000, 403));
+    Tensor sm = poisoned(DType::f32, {3, 1000});
+    on_both_reduction_paths([&](const std::string& path) {
+        ctx().reset();
+        ctx().record(op("aten._softmax.default"), {tx, int64_t(1), false, sm});
+        auto labels = recorded_kernels();
+        if (labels.empty()) GTEST_SKIP() << "no timestamp queries to read kernel labels";
+        bool subgroups = path == "subgroups" && ctx().device_info().features.subgroups;
+        EXPECT_EQ(labels, std::vector<std::string>{subgroups
+                                                       ? "aten._softmax.default/workgroup_subgroups"
+                                                       : "aten._softmax.default/workgroup"})
+            << path;
+    });
     ctx().reset();
 }
 
@@ -399,6 +560,55 @@ TEST(ReduceOps, BadArgumentsAreRejected) {
     expect_invalid("aten._softmax.default", {x, int64_t(1), true, o23}, "half_to_float");
     expect_invalid("aten._log_softmax.default", {xi, int64_t(1), false, o23}, "int32");
     expect_invalid("aten._log_softmax.default", {x, int64_t(1), false, o3}, "out");
+}
+
+TEST(ReduceOps, Float16DoesNotMixWithFloat32) {
+    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    Tensor h = ctx().tensor(DType::f16, {2, 3}).set_data(to_half(random_floats(6, 502)));
+    Tensor f2 = ctx().tensor(DType::f32, {2});
+    Tensor f23 = ctx().tensor(DType::f32, {2, 3});
+    Tensor h2 = ctx().tensor(DType::f16, {2});
+    Tensor h23 = ctx().tensor(DType::f16, {2, 3});
+    Tensor x = ctx().tensor(DType::f32, {2, 3}).set_data(random_floats(6, 503));
+    // sum of float16 into float32 (dtype=torch.float32, code 6), and the other way round.
+    expect_invalid("aten.sum.dim_IntList", {h, std::vector<int64_t>{1}, false, int64_t(6), f2},
+                   "both must be float16 or neither");
+    expect_invalid("aten.mean.dim", {x, std::vector<int64_t>{1}, false, int64_t(5), h2},
+                   "both must be float16 or neither");
+    expect_invalid("aten.amax.default", {h, std::vector<int64_t>{1}, false, f2}, "float16");
+    expect_invalid("aten._softmax.default", {h, int64_t(1), false, f23}, "expected float16");
+    expect_invalid("aten._softmax.default", {h, int64_t(1), true, f23}, "half_to_float");
+    // aten.softmax.int's dtype (an int; errors name the op by its main name, _softmax).
+    expect_invalid("aten._softmax.default", {h, int64_t(1), int64_t(6), h23}, "differs from self");
+    expect_invalid("aten._log_softmax.default", {x, int64_t(1), false, h23}, "expected float32");
+}
+
+TEST(ReduceOps, Float16NeedsShaderF16) {
+    // A device made without optional features has no shader-f16: float16 is refused clearly.
+    DeviceOptions options;
+    options.request_optional_features = false;
+    Context plain = Context::create(options);
+    ASSERT_FALSE(plain.device_info().features.shader_f16);
+    Tensor h = plain.tensor(DType::f16, {2, 3}).set_data(to_half(random_floats(6, 504)));
+    Tensor h2 = plain.tensor(DType::f16, {2});
+    Tensor h23 = plain.tensor(DType::f16, {2, 3});
+    Tensor l2 = plain.tensor(DType::i64, {2});
+    auto expect_refused = [&](std::string_view name, std::vector<Arg> args) {
+        try {
+            plain.record(op(name), args);
+            ADD_FAILURE() << name << ": float16 accepted without shader-f16";
+        } catch (const InvalidArgument& e) {
+            std::string msg = e.what();
+            EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
+            EXPECT_NE(msg.find("shader-f16"), std::string::npos) << msg;
+        }
+    };
+    expect_refused("aten.sum.dim_IntList", {h, std::vector<int64_t>{1}, false, Arg(), h2});
+    expect_refused("aten.amax.default", {h, std::vector<int64_t>{1}, false, h2});
+    expect_refused("aten.argmax.default", {h, int64_t(1), false, l2});
+    expect_refused("aten._softmax.default", {h, int64_t(1), false, h23});
+    expect_refused("aten._log_softmax.default", {h, int64_t(0), false, h23});
+    plain.destroy();
 }
 
 }  // namespace

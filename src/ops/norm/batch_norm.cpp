@@ -3,9 +3,10 @@
 // Args: [input, weight?, bias?, running_mean, running_var, momentum, eps,
 // (out, save_mean, save_invstd)]. PyTorch returns the last two empty; where a graph gives them
 // room ([C]) they get running_mean and 1 / sqrt(running_var + eps), and absent ones are
-// skipped. float32.
+// skipped. float32, or float16 throughout (computed in f32).
 #include <fmt/format.h>
 
+#include "ops/common/wgsl_types.h"
 #include "ops/norm/batch_norm.wgsl.h"
 #include "ops/norm/batch_norm_stats.wgsl.h"
 #include "ops/norm/norm.h"
@@ -35,6 +36,7 @@ class BatchNorm final : public Op {
     std::string_view name() const override {
         return "aten._native_batch_norm_legit_no_training.default";
     }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         if (args.size() < 8) args.expect_count(8, 10);
@@ -53,7 +55,7 @@ class BatchNorm final : public Op {
                                   shape_string(input.shape())));
         }
         int64_t C = input.shape()[1];
-        expect_float32(args, input, "input");
+        expect_float(rec, args, input, "input");
         for (const auto& [t, what] : {std::pair{weight, "weight"}, std::pair{bias, "bias"},
                                       std::pair{std::optional(mean), "running_mean"},
                                       std::pair{std::optional(var), "running_var"}}) {
@@ -77,7 +79,8 @@ class BatchNorm final : public Op {
                           static_cast<uint32_t>(input.numel() / input.shape()[0] / C),
                           static_cast<float>(eps)};
         uint32_t wg = rec.workgroup_size(256);
-        Kernel k = rec.kernel(name(), std::string(wgsl::ops_norm_batch_norm),
+        Kernel k = rec.kernel(name(),
+                              wgsl_alias(input.dtype()) + std::string(wgsl::ops_norm_batch_norm),
                               {{"WG", double(wg)},
                                {"HAS_WEIGHT", weight ? 1.0 : 0.0},
                                {"HAS_BIAS", bias ? 1.0 : 0.0}});
@@ -87,12 +90,13 @@ class BatchNorm final : public Op {
                      rec.grid_1d(p.numel, wg));
 
         if (outs[1] || outs[2]) {
-            Tensor save_mean = outs[1] ? *outs[1] : rec.scratch(DType::f32, {C});
-            Tensor save_invstd = outs[2] ? *outs[2] : rec.scratch(DType::f32, {C});
+            Tensor save_mean = outs[1] ? *outs[1] : rec.scratch(input.dtype(), {C});
+            Tensor save_invstd = outs[2] ? *outs[2] : rec.scratch(input.dtype(), {C});
             BatchNormStatsParams s{static_cast<uint32_t>(C), static_cast<float>(eps), 0, 0};
             uint32_t swg = rec.workgroup_size(64);
             Kernel sk = rec.kernel(fmt::format("{}/stats", name()),
-                                   std::string(wgsl::ops_norm_batch_norm_stats),
+                                   wgsl_alias(input.dtype()) +
+                                       std::string(wgsl::ops_norm_batch_norm_stats),
                                    {{"WG", double(swg)}});
             rec.dispatch(sk, {mean, var, save_mean, save_invstd, Binding::uniform(s)},
                          rec.grid_1d(static_cast<uint64_t>(C), swg));

@@ -1,5 +1,6 @@
 // The optional extra outputs of inference batch norm, when a graph gives them room:
-// save_mean = running_mean and save_invstd = 1 / sqrt(running_var + eps), per channel.
+// save_mean = running_mean and save_invstd = 1 / sqrt(running_var + eps), per channel. The C++
+// side prepends `alias T` (f32 or f16); arithmetic is f32, rounded once on store.
 struct Params {
     channels: u32,
     eps: f32,
@@ -7,10 +8,10 @@ struct Params {
     _pad1: u32,
 }
 
-@group(0) @binding(0) var<storage, read> running_mean: array<f32>;
-@group(0) @binding(1) var<storage, read> running_var: array<f32>;
-@group(0) @binding(2) var<storage, read_write> save_mean: array<f32>;
-@group(0) @binding(3) var<storage, read_write> save_invstd: array<f32>;
+@group(0) @binding(0) var<storage, read> running_mean: array<T>;
+@group(0) @binding(1) var<storage, read> running_var: array<T>;
+@group(0) @binding(2) var<storage, read_write> save_mean: array<T>;
+@group(0) @binding(3) var<storage, read_write> save_invstd: array<T>;
 @group(0) @binding(4) var<uniform> params: Params;
 
 override WG: u32 = 64;
@@ -23,5 +24,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         return;
     }
     save_mean[c] = running_mean[c];
-    save_invstd[c] = 1.0 / sqrt(running_var[c] + params.eps);
+    save_invstd[c] = T(1.0 / sqrt(f32(running_var[c]) + params.eps));
 }

@@ -1,7 +1,7 @@
 // aten.native_group_norm.default: input [N, C, *] in `group` groups of C / group channels;
 // each (sample, group) is normalised by its mean and biased variance, then scaled and shifted
 // per channel. Args: [input, weight?, bias?, N, C, HxW, group, eps, (out, mean, rstd)]; mean
-// and rstd are [N, group] and may be absent. float32.
+// and rstd are [N, group] and may be absent. float32, or float16 throughout (computed in f32).
 #include <fmt/format.h>
 
 #include "ops/norm/norm.h"
@@ -14,6 +14,7 @@ namespace {
 class GroupNorm final : public Op {
   public:
     std::string_view name() const override { return "aten.native_group_norm.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         if (args.size() < 9) args.expect_count(9, 11);
@@ -36,7 +37,7 @@ class GroupNorm final : public Op {
         if (group < 1 || C % group != 0) {
             args.fail(fmt::format("group {} does not divide C={}.", group, C));
         }
-        expect_float32(args, input, "input");
+        expect_float(rec, args, input, "input");
         for (const auto& [t, what] : {std::pair{weight, "weight"}, std::pair{bias, "bias"}}) {
             if (t) {
                 expect_dtype(args, *t, input.dtype(), what);

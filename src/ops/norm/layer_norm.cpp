@@ -1,7 +1,8 @@
 // aten.native_layer_norm.default: out = (x - mean) * rstd * weight + bias over the trailing
 // `normalized_shape` dims, rstd = 1 / sqrt(biased var + eps).
 // Args: [input, normalized_shape, weight?, bias?, eps, (out, mean, rstd)]; mean and rstd have
-// input's shape with the normalized dims set to 1 and may be absent. float32.
+// input's shape with the normalized dims set to 1 and may be absent. float32, or float16
+// throughout (computed in f32).
 #include <fmt/format.h>
 
 #include "ops/norm/norm.h"
@@ -14,6 +15,7 @@ namespace {
 class LayerNorm final : public Op {
   public:
     std::string_view name() const override { return "aten.native_layer_norm.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         if (args.size() < 6) args.expect_count(6, 8);
@@ -34,7 +36,7 @@ class LayerNorm final : public Op {
             args.fail(fmt::format("normalized_shape {} is not the trailing dims of input {}.",
                                   shape_string(normalized), shape_string(input.shape())));
         }
-        expect_float32(args, input, "input");
+        expect_float(rec, args, input, "input");
         for (const auto& [t, what] : {std::pair{weight, "weight"}, std::pair{bias, "bias"}}) {
             if (t) {
                 expect_dtype(args, *t, input.dtype(), what);

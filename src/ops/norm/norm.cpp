@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/common/workgroup_reduce.h"
 #include "ops/norm/norm_rows.wgsl.h"
 
 namespace wgx::ops {
@@ -11,12 +12,15 @@ void record_norm_rows(Recorder& rec, std::string_view label, const Tensor& x,
                       const Tensor& out, const std::optional<Tensor>& mean,
                       const std::optional<Tensor>& rstd, const NormRowsParams& p) {
     // Absent statistics go to scratch buffers; absent weight/bias bind x (never read).
-    Tensor mean_t = mean ? *mean : rec.scratch(DType::f32, {p.rows});
-    Tensor rstd_t = rstd ? *rstd : rec.scratch(DType::f32, {p.rows});
+    Tensor mean_t = mean ? *mean : rec.scratch(x.dtype(), {p.rows});
+    Tensor rstd_t = rstd ? *rstd : rec.scratch(x.dtype(), {p.rows});
     uint32_t preferred = 64;
     while (preferred < 256 && preferred < p.row_len) preferred *= 2;
     uint32_t wg = rec.workgroup_size(preferred);
-    Kernel k = rec.kernel(fmt::format("{}/rows", label), std::string(wgsl::ops_norm_norm_rows),
+    bool subgroups = use_subgroups(rec);
+    Kernel k = rec.kernel(fmt::format("{}/rows{}", label, subgroups ? "_subgroups" : ""),
+                          workgroup_reduce_prelude(storage_dtype(x.dtype()), subgroups) +
+                              std::string(wgsl::ops_norm_norm_rows),
                           {{"WG", double(wg)},
                            {"HAS_WEIGHT", weight ? 1.0 : 0.0},
                            {"HAS_BIAS", bias ? 1.0 : 0.0}});
@@ -42,10 +46,16 @@ std::vector<std::optional<Tensor>> output_list(const Args& args, size_t first, s
     return outs;
 }
 
-void expect_float32(const Args& args, const Tensor& t, std::string_view name) {
-    if (storage_dtype(t.dtype()) != DType::f32) {
-        args.fail(fmt::format("{} has dtype {}; only float32 is supported.", name,
+void expect_float(const Recorder& rec, const Args& args, const Tensor& t, std::string_view name) {
+    DType storage = storage_dtype(t.dtype());
+    if (storage != DType::f32 && storage != DType::f16) {
+        args.fail(fmt::format("{} has dtype {}; only float32 and float16 are supported.", name,
                               dtype_name(t.dtype())));
+    }
+    if (storage == DType::f16 && !rec.device().features.shader_f16) {
+        args.fail(fmt::format("{} is float16, which needs the adapter's shader-f16 feature; this "
+                              "device lacks it.",
+                              name));
     }
 }
 

@@ -24,7 +24,9 @@ static_assert(offsetof(NormRowsParams, eps) == 20);
 
 // Normalises `rows` rows of `row_len` contiguous elements of x into out; weight/bias entry of
 // element k of row r is (r % groups) * per_group + k / hw. mean and rstd (rows elements each)
-// are written when given. Tensors are float32 (checked by the caller).
+// are written when given. Every tensor has x's dtype, float32 or float16 (checked by the
+// caller); float16 is computed in f32 and rounded once on store. Reduces with subgroup
+// operations where use_subgroups() says so.
 void record_norm_rows(Recorder& rec, std::string_view label, const Tensor& x,
                       const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                       const Tensor& out, const std::optional<Tensor>& mean,
@@ -34,7 +36,9 @@ void record_norm_rows(Recorder& rec, std::string_view label, const Tensor& x,
 // allowed) or, for direct callers, `count` separate tensors or nones. out (entry 0) must exist.
 std::vector<std::optional<Tensor>> output_list(const Args& args, size_t first, size_t count);
 
-// Fails unless t is float32 (float64 is stored as float32 and accepted too).
-void expect_float32(const Args& args, const Tensor& t, std::string_view name);
+// Fails unless t is float32 (float64 is stored as float32 and accepted too) or float16, the
+// latter only on a device with shader-f16. The caller then requires every other float tensor
+// of the call to have t's dtype (so float16 and float32 never mix).
+void expect_float(const Recorder& rec, const Args& args, const Tensor& t, std::string_view name);
 
 }  // namespace wgx::ops

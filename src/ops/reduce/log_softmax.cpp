@@ -9,6 +9,7 @@ namespace {
 class LogSoftmax final : public Op {
   public:
     std::string_view name() const override { return "aten._log_softmax.default"; }
+    bool accepts_float16() const override { return true; }
     std::vector<std::string_view> aliases() const override { return {"aten.log_softmax.int"}; }
     void record(Recorder& rec, const Args& args) const override { record_softmax(rec, args, true); }
 };

@@ -1,7 +1,7 @@
 // aten.mean.dim: out = mean of self over `dim` (none or [] = every dim).
 // Args: [self, dim?, keepdim, dtype?, out]; also aten.mean.default [self, dtype?, out].
 // Floating dtypes only (an integer self needs a floating `dtype`, as in PyTorch). Accumulates
-// in float32 and scales by 1 / count.
+// in float32 and scales by 1 / count (float16: read as and summed in float32, rounded once).
 #include <fmt/format.h>
 
 #include "ops/reduce/reduce.h"
@@ -14,6 +14,7 @@ namespace {
 class Mean final : public Op {
   public:
     std::string_view name() const override { return "aten.mean.dim"; }
+    bool accepts_float16() const override { return true; }
     std::vector<std::string_view> aliases() const override { return {"aten.mean.default"}; }
 
     void record(Recorder& rec, const Args& args) const override {

@@ -6,6 +6,7 @@
 
 #include "ops/reduce/reduce.wgsl.h"
 #include "ops/common/dims.h"
+#include "ops/common/wgsl_types.h"
 
 namespace wgx::ops {
 namespace {
@@ -33,11 +34,12 @@ std::vector<Dim> collapse(const std::vector<Dim>& dims) {
 bool is_packed_byte(DType t) { return device_size(t) == 1; }
 
 // The prefix reduce.wgsl expects: accumulator type, input binding and load, NaN test, output
-// binding and store.
+// binding and store. float16 is read into and accumulated as f32 and rounded once on store.
 std::string prefix(ReduceKind kind, DType in, DType out) {
     bool sum_like = kind == ReduceKind::sum || kind == ReduceKind::mean;
     bool float_acc = sum_like ? is_float(out) : is_float(in);
-    std::string s = fmt::format("alias A = {};\n", float_acc ? "f32" : "i32");
+    std::string s = in == DType::f16 || out == DType::f16 ? "enable f16;\n" : "";
+    s += fmt::format("alias A = {};\n", float_acc ? "f32" : "i32");
     if (is_packed_byte(in)) {
         s += "@group(0) @binding(0) var<storage, read> x: array<u32>;\n";
         s += in == DType::i8
@@ -46,13 +48,13 @@ std::string prefix(ReduceKind kind, DType in, DType out) {
                  : "fn load(i: u32) -> A { return A(extractBits(x[i / 4u], (i % 4u) * 8u, 8u)); }\n";
     } else {
         s += fmt::format("@group(0) @binding(0) var<storage, read> x: array<{}>;\n",
-                         is_float(in) ? "f32" : "i32");
+                         wgsl_scalar(in));
         s += "fn load(i: u32) -> A { return A(x[i]); }\n";
     }
     s += float_acc ? "fn is_nan(v: A) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > "
                      "0x7f800000u; }\n"
                    : "fn is_nan(v: A) -> bool { return false; }\n";
-    const char* o = is_float(out) ? "f32" : "i32";
+    const char* o = wgsl_scalar(out);
     s += fmt::format("@group(0) @binding(1) var<storage, read_write> out: array<{}>;\n", o);
     switch (kind) {
         case ReduceKind::mean:
@@ -109,13 +111,20 @@ std::vector<int64_t> reduction_dims(const Args& args, size_t i, int64_t rank) {
 void record_reduce(Recorder& rec, const Args& args, ReduceKind kind, const Tensor& self,
                    const std::vector<int64_t>& dims, const Tensor& out) {
     DType in = storage_dtype(self.dtype());
-    if (in == DType::f16) {
-        args.fail(fmt::format("self has dtype {}, which is not supported here.",
-                              dtype_name(self.dtype())));
-    }
-    if (device_size(out.dtype()) != 4) {
-        args.fail(fmt::format("out has dtype {}; expected a 32-bit type (float32, int32, int64).",
+    DType out_storage = storage_dtype(out.dtype());
+    if (device_size(out.dtype()) != 4 && out_storage != DType::f16) {
+        args.fail(fmt::format("out has dtype {}; expected a 32-bit type (float32, int32, int64) "
+                              "or float16.",
                               dtype_name(out.dtype())));
+    }
+    // float16 only where every float tensor of the call is float16 (no float32 mixed in).
+    bool in16 = in == DType::f16, out16 = out_storage == DType::f16;
+    if (is_float(in) && is_float(out_storage) && in16 != out16) {
+        args.fail(fmt::format("self has dtype {} and out {}; both must be float16 or neither.",
+                              dtype_name(self.dtype()), dtype_name(out.dtype())));
+    }
+    if ((in16 || out16) && !rec.device().features.shader_f16) {
+        args.fail("float16 tensors need the adapter's shader-f16 feature; this device lacks it.");
     }
     if (kind == ReduceKind::mean && !is_float(out.dtype())) {
         args.fail(fmt::format("out has dtype {}; mean needs a floating dtype.",
@@ -159,7 +168,7 @@ void record_reduce(Recorder& rec, const Args& args, ReduceKind kind, const Tenso
                            : rec.grid_1d(static_cast<uint64_t>(outputs), 1);
     Kernel k = rec.kernel(fmt::format("{}/{}{}", args.op(), kind_name(kind),
                                       per_thread ? "_per_thread" : "_workgroup"),
-                          prefix(kind, in, storage_dtype(out.dtype())) +
+                          prefix(kind, in, out_storage) +
                               std::string(wgsl::ops_reduce_reduce),
                           {{"WG", double(wg)},
                            {"OP", double(static_cast<uint32_t>(kind))},

@@ -36,9 +36,10 @@ Shape reduced_shape(const Shape& shape, const std::vector<int64_t>& dims, bool k
 std::vector<int64_t> reduction_dims(const Args& args, size_t i, int64_t rank);
 
 // Records out = reduce(self) over `dims` (wrapped and unique). Validates dtypes: self float32,
-// int32/int64, bool, uint8 or int8 (float64 as float32); out a 4-byte type (the caller checks
-// it against PyTorch's rule, and out's shape). Sums accumulate in out's type; max/min/arg in
-// self's.
+// float16, int32/int64, bool, uint8 or int8 (float64 as float32); out a 4-byte type or float16
+// (the caller checks it against PyTorch's rule, and out's shape); float16 needs shader-f16 and
+// may not meet float32 in one call. Sums accumulate in out's type (float16: in f32, rounded
+// once on store); max/min/arg in self's (float16 compared as f32).
 void record_reduce(Recorder& rec, const Args& args, ReduceKind kind, const Tensor& self,
                    const std::vector<int64_t>& dims, const Tensor& out);
 

@@ -16,8 +16,9 @@ struct SoftmaxParams {
 };
 static_assert(sizeof(SoftmaxParams) == 16);
 
-// Args: [self, dim, half_to_float (bool) | dtype? (aten.softmax.int), out]. float32 only;
-// half_to_float must be false and dtype, when given, float32.
+// Args: [self, dim, half_to_float (bool) | dtype? (aten.softmax.int), out]. self and out are
+// both float32 or both float16 (with shader-f16; computed in float32, rounded once on store);
+// half_to_float must be false and dtype, when given, self's.
 void record_softmax(Recorder& rec, const Args& args, bool log);
 
 }  // namespace wgx::ops

@@ -1,7 +1,8 @@
 // aten.sum.dim_IntList: out = sum of self over `dim` (none or [] = every dim).
 // Args: [self, dim?, keepdim, dtype?, out]; also aten.sum.default [self, dtype?, out].
 // out's dtype is `dtype` when given, else self's for floats and int64 for ints and bool (as
-// PyTorch). float32 sums accumulate in float32 (tree order); integer sums in int32.
+// PyTorch). float32 sums accumulate in float32 (tree order); float16 ones too, rounded once to
+// float16 on store; integer sums in int32.
 #include <fmt/format.h>
 
 #include "ops/reduce/reduce.h"
@@ -14,6 +15,7 @@ namespace {
 class Sum final : public Op {
   public:
     std::string_view name() const override { return "aten.sum.dim_IntList"; }
+    bool accepts_float16() const override { return true; }
     std::vector<std::string_view> aliases() const override { return {"aten.sum.default"}; }
 
     void record(Recorder& rec, const Args& args) const override {
