@@ -4,6 +4,9 @@
 // batches with a shared operand, every bias broadcast, alpha and beta; the few-rows kernel on
 // both layouts of B; large odd shapes and the default choice. Tolerance: max_rel_error <= 1e-5
 // (float32 fma accumulation; an indexing or tiling error is of the order of the values).
+// Float16 storage (inputs rounded to float16 on the host, the float64 reference on the rounded
+// values): every variant and layout, vec4 and scalar access, split K, gemv and the epilogues,
+// within f16_error_ratio's bound (one rounding to float16 plus float32 accumulation).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +14,7 @@
 #include <cmath>
 #include <optional>
 
+#include "f16_accumulation_check.h"
 #include "ops/matmul/gemm.h"
 #include "test_util.h"
 
@@ -51,19 +55,34 @@ std::string describe(const Problem& p) {
                        p.residual ? " residual" : "");
 }
 
-// Runs `p` through `variant` ("" = the default choice) and returns max_rel_error vs float64.
-double run(const Problem& p, std::string_view variant, uint32_t seed) {
+// One run's result and its float64 reference; `magnitude`: the sum of the absolute values added
+// into each element (for f16_error_ratio).
+struct Outcome {
+    std::vector<float> got;
+    std::vector<double> want, magnitude;
+};
+
+// Runs `p` through `variant` ("" = the default choice) on tensors of `dtype` (float16: the
+// inputs rounded to float16, the reference on the rounded values).
+Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType dtype) {
+    const bool f16 = dtype == DType::f16;
+    auto input = [&](int64_t n, uint32_t s) {
+        return f16 ? f16_random(n, s) : random_floats(n, s);
+    };
+    auto tensor = [&](const Shape& shape, const std::vector<float>& v) {
+        return f16 ? f16_tensor(shape, v) : ctx().tensor(DType::f32, shape).set_data(v);
+    };
     const int64_t a_count = (p.shared_a ? 1 : p.batch) * p.M * p.K;
     const int64_t b_count = p.batch * p.K * p.N;
-    auto a = random_floats(a_count, seed);
-    auto b = random_floats(b_count, seed + 1);
+    auto a = input(a_count, seed);
+    auto b = input(b_count, seed + 1);
     Shape bias_shape;
     int64_t bias_batch = 0, bias_row = 0, bias_col = 0;
     if (p.bias == 1) bias_shape = {p.N}, bias_col = 1;
     if (p.bias == 2) bias_shape = {p.batch, p.M, p.N}, bias_batch = p.M * p.N, bias_row = p.N,
                      bias_col = 1;
     if (p.bias == 3) bias_shape = {p.M, 1}, bias_row = 1;
-    std::vector<float> bias = p.bias ? random_floats(numel(bias_shape), seed + 2) : std::vector<float>{};
+    std::vector<float> bias = p.bias ? input(numel(bias_shape), seed + 2) : std::vector<float>{};
 
     GemmParams gp{};
     gp.M = uint32_t(p.M), gp.N = uint32_t(p.N), gp.K = uint32_t(p.K), gp.batch = uint32_t(p.batch);
@@ -77,18 +96,22 @@ double run(const Problem& p, std::string_view variant, uint32_t seed) {
     gp.beta = p.beta;
 
     GemmCall call;
-    call.a = ctx().tensor(DType::f32, {a_count}).set_data(a);
-    call.b = ctx().tensor(DType::f32, {b_count}).set_data(b);
-    if (p.bias) call.bias = ctx().tensor(DType::f32, bias_shape).set_data(bias);
-    call.c = ctx().tensor(DType::f32, {p.batch, p.M, p.N});
-    poison(call.c);
+    call.a = tensor({a_count}, a);
+    call.b = tensor({b_count}, b);
+    if (p.bias) call.bias = tensor(bias_shape, bias);
+    if (f16) {
+        call.c = f16_poisoned({p.batch, p.M, p.N});
+    } else {
+        call.c = ctx().tensor(DType::f32, {p.batch, p.M, p.N});
+        poison(call.c);
+    }
     call.p = gp;
     call.trans_a = p.trans_a;
     call.trans_b = p.trans_b;
     call.variant = variant;
     std::vector<float> residual =
-        p.residual ? random_floats(p.batch * p.M * p.N, seed + 3) : std::vector<float>{};
-    if (p.residual) call.residual = ctx().tensor(DType::f32, {p.batch, p.M, p.N}).set_data(residual);
+        p.residual ? input(p.batch * p.M * p.N, seed + 3) : std::vector<float>{};
+    if (p.residual) call.residual = tensor({p.batch, p.M, p.N}, residual);
     call.splits = p.splits;
     call.out_min = p.lo;
     call.out_max = p.hi;
@@ -96,30 +119,55 @@ double run(const Problem& p, std::string_view variant, uint32_t seed) {
     ctx().record(GemmOp(call), {call.c});
     ctx().submit();
 
-    std::vector<double> want(p.batch * p.M * p.N);
+    Outcome out;
+    out.want.resize(p.batch * p.M * p.N);
+    out.magnitude.resize(out.want.size());
     for (int64_t z = 0; z < p.batch; ++z) {
         const float* az = a.data() + gp.a_batch_stride * z;
         const float* bz = b.data() + gp.b_batch_stride * z;
         for (int64_t r = 0; r < p.M; ++r) {
             for (int64_t c = 0; c < p.N; ++c) {
-                double s = 0;
+                double s = 0, mag = 0;
                 for (int64_t k = 0; k < p.K; ++k) {
                     double x = p.trans_a ? az[k * p.M + r] : az[r * p.K + k];
                     double y = p.trans_b ? bz[c * p.K + k] : bz[k * p.N + c];
                     s += x * y;
+                    mag += std::abs(x * y);
                 }
                 s *= p.alpha;
-                if (p.bias) s += double(p.beta) * bias[z * bias_batch + r * bias_row + c * bias_col];
-                if (p.residual) s += residual[(z * p.M + r) * p.N + c];
+                mag *= std::abs(p.alpha);
+                if (p.bias) {
+                    const double t =
+                        double(p.beta) * bias[z * bias_batch + r * bias_row + c * bias_col];
+                    s += t;
+                    mag += std::abs(t);
+                }
+                if (p.residual) {
+                    s += residual[(z * p.M + r) * p.N + c];
+                    mag += std::abs(residual[(z * p.M + r) * p.N + c]);
+                }
                 if (p.lo) s = std::max(s, double(*p.lo));
                 if (p.hi) s = std::min(s, double(*p.hi));
-                want[(z * p.M + r) * p.N + c] = s;
+                out.want[(z * p.M + r) * p.N + c] = s;
+                out.magnitude[(z * p.M + r) * p.N + c] = mag;
             }
         }
     }
-    double err = max_rel_error(call.c.get_data<float>(), want);
+    out.got = f16 ? f16_values(call.c) : call.c.get_data<float>();
     ctx().reset();
-    return err;
+    return out;
+}
+
+// Float32: max_rel_error vs float64.
+double run(const Problem& p, std::string_view variant, uint32_t seed) {
+    Outcome o = execute(p, variant, seed, DType::f32);
+    return max_rel_error(o.got, o.want);
+}
+
+// Float16 storage: f16_error_ratio (<= 1 passes).
+double run_f16(const Problem& p, std::string_view variant, uint32_t seed) {
+    Outcome o = execute(p, variant, seed, DType::f16);
+    return f16_error_ratio(o.got, o.want, o.magnitude, p.K + 3);
 }
 
 std::vector<const GemmVariant*> fitting_variants() {
@@ -153,6 +201,32 @@ TEST_P(GemmVariants, MatchesFloat64EveryLayout) {
             };
             for (const Problem& p : problems) {
                 EXPECT_LE(run(p, v->name, seed++), 1e-5) << v->name << " " << describe(p);
+            }
+        }
+    }
+}
+
+// Float16 storage on every variant and layout: the odd sizes take the scalar f16 loads and
+// stores, the multiples of 4 the vec4<f16> ones (8-byte aligned: rows and batches start on
+// multiples of 4 elements).
+TEST_P(GemmVariants, Float16EveryLayout) {
+    const GemmVariant* v = ops::find_gemm_variant(GetParam());
+    ASSERT_NE(v, nullptr);
+    if (!ops::gemm_variant_fits(*v, ctx().device_info().limits)) {
+        GTEST_SKIP() << v->name << " does not fit this device's workgroup limits";
+    }
+    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    const int64_t M1 = v->bm() + 5, N1 = v->bn() + 3;
+    const int64_t M4 = v->bm() + 4, N4 = v->bn() + 4;
+    uint32_t seed = 2100;
+    for (bool ta : {false, true}) {
+        for (bool tb : {false, true}) {
+            std::vector<Problem> problems = {
+                {2, M1, 2 * v->bk + 3, N1, ta, tb, false, 2, 1.5f, -0.5f},
+                {2, M4, 3 * v->bk + 4, N4, ta, tb, true, 1, 1.f, 1.f},
+            };
+            for (const Problem& p : problems) {
+                EXPECT_LE(run_f16(p, v->name, seed++), 1.0) << v->name << " f16 " << describe(p);
             }
         }
     }
@@ -253,6 +327,67 @@ TEST(GemmKernel, ClampEpilogue) {
     for (const Problem& p : problems) {
         EXPECT_LE(run(p, "", seed++), 1e-5) << "default " << describe(p);
     }
+}
+
+// Float16 storage through the default choice (large odd shapes), the few-rows kernel on both
+// layouts of B, split K (float32 partial sums, the reduce pass rounding once) with every
+// epilogue, and the clamp and residual epilogues of the tile kernel with both bounds.
+TEST(GemmKernel, Float16PathsMatchFloat64) {
+    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    auto fits = fitting_variants();
+    ASSERT_FALSE(fits.empty());
+    const GemmVariant& small = *fits.back();
+    const int64_t k = small.bk;
+    struct Case {
+        Problem p;
+        std::string_view variant;
+    };
+    std::vector<Case> cases = {
+        {{1, 1021, 523, 509, false, true, false, 1}, ""},
+        {{2, 263, 131, 521, true, false, true, 2, 0.75f, 1.25f}, ""},
+        // gemv: both layouts of B, a K remainder, batches with a shared A, the epilogues.
+        {{1, 1, 768, 300, false, false, false, 1}, ""},
+        {{1, 3, 130, 129, false, true, false, 3}, ""},
+        {{2, 2, 1001, 37, false, true, true, 2, 0.5f, 1.5f, 0, -0.5f, 0.5f, true}, ""},
+        {{2, 9, 45, 23, false, false, false, 2}, ops::kGemvVariant},
+        // Split K: vec4 and scalar partial sums, short last chunks, bias, residual, clamps.
+        {{1, 37, 8 * k + 3, 29, false, false, true, 3, 1.f, 1.f, 2}, small.name},
+        {{2, small.bm() + 4, 5 * k, small.bn() + 4, false, true, false, 2, 0.5f, -1.f, 3},
+         small.name},
+        {{3, 12, 7 * k + 1, 20, true, false, true, 1, 1.f, 1.f, 4, -0.1f, 0.2f, true},
+         small.name},
+        {{1, 16, 16 * k, 24, false, false, true, 0, 1.f, 1.f, 4, std::nullopt, 0.f, true},
+         fits.front()->name},
+        // Clamp and residual epilogues without split K, vec4 and scalar C.
+        {{1, 33, 70, 45, false, false, true, 3, 1.f, 1.f, 1, 0.f, 6.f}, ""},
+        {{2, 40, 50, 36, false, false, true, 3, 1.f, 1.f, 1, 0.f, std::nullopt, true}, ""},
+        {{1, 35, 29, 23, true, false, false, 1, 1.f, 1.f, 1, std::nullopt, 0.1f, true}, ""},
+    };
+    uint32_t seed = 2500;
+    for (const Case& c : cases) {
+        EXPECT_LE(run_f16(c.p, c.variant, seed++), 1.0)
+            << (c.variant.empty() ? "default" : c.variant) << " f16 " << describe(c.p);
+    }
+}
+
+// A GemmCall mixing float32 and float16 tensors is refused, naming both types.
+TEST(GemmKernel, MixedFloatTypesAreRefused) {
+    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    GemmCall call;
+    call.a = ctx().tensor(DType::f32, {4, 4});
+    call.b = ctx().tensor(DType::f16, {4, 4});
+    call.c = ctx().tensor(DType::f32, {4, 4});
+    call.p = GemmParams{4, 4, 4, 1, 0, 0, 0, 0, 0, 0, 1.f, 0.f};
+    ctx().reset();
+    try {
+        ctx().record(GemmOp(call), {call.c});
+        FAIL() << "expected an error";
+    } catch (const InvalidArgument& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("float32"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("float16"), std::string::npos) << msg;
+    }
+    ctx().reset();
 }
 
 // The default split: only GPUs, only when the tiles leave the GPU short of invocations, never

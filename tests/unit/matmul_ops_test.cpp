@@ -1,7 +1,10 @@
 // linear, addmm, bmm and matmul against float64 references written here: sizes 1, odd and prime
 // (partial tiles in every direction), K a multiple of 4 or not (the vec4 and scalar kernels
 // behind bmm/matmul), leading dims of rank up to 5, every bias broadcast, alpha and beta.
-// Tolerance: max_rel_error <= 1e-5 (float32 fma accumulation, K <= 300).
+// Tolerance: max_rel_error <= 1e-5 (float32 fma accumulation, K <= 300). Float16 tensors
+// (inputs rounded to float16 on the host, the reference on the rounded values): f16_error_ratio
+// <= 1, one rounding to float16 plus float32 accumulation (f16_accumulation_check.h).
+#include "f16_accumulation_check.h"
 #include "ops/common/broadcast.h"
 #include "test_util.h"
 
@@ -180,6 +183,101 @@ TEST(MatmulOps, MatmulRanksAndBatchBroadcast) {
     ctx().reset();
 }
 
+// A float16 operand: its tensor and its values (float16 already) for the reference.
+struct Half {
+    Tensor t;
+    std::vector<double> v;
+};
+
+Half make_half(const Shape& s, uint32_t seed) {
+    auto v = f16_random(numel(s), seed);
+    return {f16_tensor(s, v), std::vector<double>(v.begin(), v.end())};
+}
+
+// The products' absolute sums, for f16_error_ratio: mm_ref on |a| and |b|.
+std::vector<double> abs_values(std::vector<double> v) {
+    for (double& x : v) x = std::abs(x);
+    return v;
+}
+
+// Float16 through every GEMM op: linear with and without bias (the few-rows gemv kernel, vec4
+// and scalar tiles, the transposed weight), addmm with a broadcast self, alpha and beta, bmm on
+// both access paths and matmul with a shared operand.
+TEST(MatmulOps, Float16MatchesFloat64) {
+    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    uint32_t seed = 300;
+    // linear: {input shape, N, bias}
+    struct LinearCase {
+        Shape input;
+        int64_t N;
+        bool bias;
+    };
+    for (const LinearCase& c : std::vector<LinearCase>{{{1, 768}, 300, true},  // gemv
+                                                        {{3, 13}, 17, true},
+                                                        {{33, 64}, 40, false},  // vec4
+                                                        {{2, 5, 31}, 37, true},
+                                                        {{65, 129}, 33, true}}) {
+        const int64_t K = c.input.back(), M = numel(c.input) / K;
+        Half x = make_half(c.input, seed++), w = make_half({c.N, K}, seed++),
+             b = make_half({c.N}, seed++);
+        Shape out_shape = c.input;
+        out_shape.back() = c.N;
+        Tensor out = f16_poisoned(out_shape);
+        record("aten.linear.default", {x.t, w.t, c.bias ? Arg(b.t) : Arg(), out});
+        auto want = mm_ref(x.v, transpose(w.v, c.N, K), 1, M, K, c.N, 0, 0);
+        auto mag = mm_ref(abs_values(x.v), abs_values(transpose(w.v, c.N, K)), 1, M, K, c.N, 0, 0);
+        if (c.bias) {
+            for (size_t i = 0; i < want.size(); ++i) {
+                want[i] += b.v[i % c.N];
+                mag[i] += std::abs(b.v[i % c.N]);
+            }
+        }
+        EXPECT_LE(f16_error_ratio(f16_values(out), want, mag, K + 1), 1.0)
+            << "linear f16 M " << M << " K " << K << " N " << c.N;
+    }
+    // addmm: self [M, 1] broadcast along the rows, beta and alpha.
+    {
+        const int64_t M = 19, K = 23, N = 29;
+        const double beta = -0.5, alpha = 1.5;
+        Half a = make_half({M, K}, seed++), b = make_half({K, N}, seed++),
+             self = make_half({M, 1}, seed++);
+        Tensor out = f16_poisoned({M, N});
+        record("aten.addmm.default", {self.t, a.t, b.t, beta, alpha, out});
+        auto prod = mm_ref(a.v, b.v, 1, M, K, N, 0, 0);
+        auto mag = mm_ref(abs_values(a.v), abs_values(b.v), 1, M, K, N, 0, 0);
+        std::vector<double> want(M * N);
+        for (int64_t i = 0; i < M * N; ++i) {
+            want[i] = beta * self.v[i / N] + alpha * prod[i];
+            mag[i] = std::abs(beta * self.v[i / N]) + std::abs(alpha) * mag[i];
+        }
+        EXPECT_LE(f16_error_ratio(f16_values(out), want, mag, K + 2), 1.0) << "addmm f16";
+    }
+    // bmm: K, N multiples of 4 (vec4<f16>) and not (scalar).
+    struct BmmCase {
+        int64_t B, M, K, N;
+    };
+    for (const BmmCase& c : std::vector<BmmCase>{{3, 5, 7, 11}, {4, 33, 16, 36}, {2, 64, 300, 8}}) {
+        Half a = make_half({c.B, c.M, c.K}, seed++), b = make_half({c.B, c.K, c.N}, seed++);
+        Tensor out = f16_poisoned({c.B, c.M, c.N});
+        record("aten.bmm.default", {a.t, b.t, out});
+        auto want = mm_ref(a.v, b.v, c.B, c.M, c.K, c.N, c.M * c.K, c.K * c.N);
+        auto mag = mm_ref(abs_values(a.v), abs_values(b.v), c.B, c.M, c.K, c.N, c.M * c.K,
+                          c.K * c.N);
+        EXPECT_LE(f16_error_ratio(f16_values(out), want, mag, c.K), 1.0)
+            << "bmm f16 " << c.B << "x" << c.M << "x" << c.K << "x" << c.N;
+    }
+    // matmul with a shared left operand (batch stride 0).
+    {
+        Half a = make_half({5, 12}, seed++), b = make_half({4, 12, 8}, seed++);
+        Tensor out = f16_poisoned({4, 5, 8});
+        record("aten.matmul.default", {a.t, b.t, out});
+        auto want = mm_ref(a.v, b.v, 4, 5, 12, 8, 0, 12 * 8);
+        auto mag = mm_ref(abs_values(a.v), abs_values(b.v), 4, 5, 12, 8, 0, 12 * 8);
+        EXPECT_LE(f16_error_ratio(f16_values(out), want, mag, 12), 1.0) << "matmul f16";
+    }
+    ctx().reset();
+}
+
 void expect_invalid(std::string_view name, std::vector<Arg> args, const std::string& part) {
     ctx().reset();
     try {
@@ -216,6 +314,29 @@ TEST(MatmulOps, BadArgumentsAreRejected) {
     expect_invalid("aten.bmm.default", {x, m65, o45}, "3-D");
     expect_invalid("aten.matmul.default", {x, w, o45}, "chain");
     expect_invalid("aten.matmul.default", {x, m65, o44}, "out");
+}
+
+// Float32 and float16 tensors in one call are refused, naming the op and both arguments.
+TEST(MatmulOps, MixedFloat32AndFloat16AreRejected) {
+    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    Tensor x = make({4, 6}, 19);
+    Tensor w16 = f16_tensor({5, 6}, f16_random(30, 20));
+    Tensor b16 = f16_tensor({5}, f16_random(5, 21));
+    Tensor o45 = ctx().tensor(DType::f32, {4, 5});
+    Tensor o45h = f16_poisoned({4, 5});
+    Tensor x16 = f16_tensor({4, 6}, f16_random(24, 22));
+    Tensor m65 = make({6, 5}, 23);
+    expect_invalid("aten.linear.default", {x, w16, b16, o45}, "weight is float16");
+    expect_invalid("aten.linear.default", {x16, w16, make({5}, 24), o45h}, "bias is float32");
+    expect_invalid("aten.mm.default", {x16, m65, o45h}, "all float32 or all float16");
+    expect_invalid("aten.addmm.default", {b16, x16, f16_tensor({6, 5}, f16_random(30, 25)), 1.0,
+                                          1.0, o45},
+                   "out is float32");
+    expect_invalid("aten.bmm.default",
+                   {f16_tensor({1, 4, 6}, f16_random(24, 26)), ctx().tensor(DType::f32, {1, 6, 5}),
+                    f16_poisoned({1, 4, 5})},
+                   "mat2 is float32");
+    expect_invalid("aten.matmul.default", {x16, m65, o45h}, "other is float32");
 }
 
 }  // namespace

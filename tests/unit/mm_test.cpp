@@ -1,4 +1,7 @@
-// aten.mm.default against a float64 reference, through both kernels (scalar tiled and vec4).
+// aten.mm.default against a float64 reference, through both kernels (scalar tiled and vec4), in
+// float32 and with float16 tensors (inputs rounded to float16 on the host; f16_error_ratio's
+// bound: one rounding to float16 plus float32 accumulation).
+#include "f16_accumulation_check.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -28,6 +31,28 @@ TEST_P(Mm, MatchesFloat64Reference) {
     // fp32 accumulation over K terms: error grows like sqrt(K) * eps * |terms|.
     double tol = 4e-7 * std::sqrt(double(K)) * 4;
     EXPECT_LE(max_rel_error(out.get_data<float>(), want), tol) << M << "x" << K << "x" << N;
+    ctx().reset();
+}
+
+TEST_P(Mm, Float16MatchesFloat64Reference) {
+    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    auto [M, K, N] = GetParam();
+    auto a = f16_random(M * K, 43);
+    auto b = f16_random(K * N, 44);
+    Tensor out = f16_poisoned({M, N});
+    ctx().reset();
+    ctx().record(op("aten.mm.default"), {f16_tensor({M, K}, a), f16_tensor({K, N}, b), out});
+    ctx().submit();
+    std::vector<double> want(M * N, 0.0), magnitude(M * N, 0.0);
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t k = 0; k < K; ++k)
+            for (int64_t j = 0; j < N; ++j) {
+                const double t = double(a[i * K + k]) * b[k * N + j];
+                want[i * N + j] += t;
+                magnitude[i * N + j] += std::abs(t);
+            }
+    EXPECT_LE(f16_error_ratio(f16_values(out), want, magnitude, K), 1.0)
+        << M << "x" << K << "x" << N;
     ctx().reset();
 }
 

@@ -1,6 +1,7 @@
 // aten.addmm.default: out [M, N] = beta * self + alpha * (mat1 [M, K] @ mat2 [K, N]), self
 // broadcastable to [M, N] (read in place with zero strides). Args: [self, mat1, mat2, beta,
-// alpha, out] (beta and alpha default to 1; beta = 0 ignores self, NaN included). float32.
+// alpha, out] (beta and alpha default to 1; beta = 0 ignores self, NaN included). float32, or
+// float16 throughout (float32 arithmetic).
 #include <fmt/format.h>
 
 #include "ops/common/broadcast.h"
@@ -14,6 +15,7 @@ namespace {
 class Addmm final : public Op {
   public:
     std::string_view name() const override { return "aten.addmm.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(4, 6);
@@ -23,13 +25,7 @@ class Addmm final : public Op {
         const Tensor& out = args.tensor(args.size() - 1, "out");
         double beta = args.size() >= 5 && !args.is_none(3) ? args.number(3, "beta") : 1.0;
         double alpha = args.size() >= 6 && !args.is_none(4) ? args.number(4, "alpha") : 1.0;
-        for (const auto& [t, what] : {std::pair{&self, "self"}, std::pair{&a, "mat1"},
-                                      std::pair{&b, "mat2"}, std::pair{&out, "out"}}) {
-            if (t->dtype() != DType::f32) {
-                args.fail(fmt::format("{} has dtype {}; only float32 is supported.", what,
-                                      dtype_name(t->dtype())));
-            }
-        }
+        gemm_float_dtype(rec, args, {{&self, "self"}, {&a, "mat1"}, {&b, "mat2"}, {&out, "out"}});
         if (a.rank() != 2 || b.rank() != 2) {
             args.fail(fmt::format("mat1 {} and mat2 {} must be 2-D.", shape_string(a.shape()),
                                   shape_string(b.shape())));

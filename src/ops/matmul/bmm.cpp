@@ -1,5 +1,6 @@
 // aten.bmm.default: out [B, M, N] = self [B, M, K] @ mat2 [B, K, N]. Args: [self, mat2, out].
-// float32, through record_gemm with batch strides (batch in the grid's z).
+// float32, or float16 throughout (float32 arithmetic), through record_gemm with batch strides
+// (batch in the grid's z).
 #include <fmt/format.h>
 
 #include "ops/matmul/gemm.h"
@@ -12,18 +13,16 @@ namespace {
 class Bmm final : public Op {
   public:
     std::string_view name() const override { return "aten.bmm.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, 3);
         const Tensor& a = args.tensor(0, "self");
         const Tensor& b = args.tensor(1, "mat2");
         const Tensor& out = args.tensor(2, "out");
+        gemm_float_dtype(rec, args, {{&a, "self"}, {&b, "mat2"}, {&out, "out"}});
         for (const auto& [t, what] : {std::pair{&a, "self"}, std::pair{&b, "mat2"},
                                       std::pair{&out, "out"}}) {
-            if (t->dtype() != DType::f32) {
-                args.fail(fmt::format("{} has dtype {}; only float32 is supported.", what,
-                                      dtype_name(t->dtype())));
-            }
             if (t->rank() != 3) {
                 args.fail(fmt::format("{} must be 3-D, got {}.", what, shape_string(t->shape())));
             }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/dispatch_geometry.h"
+#include "ops/common/wgsl_types.h"
 #include "ops/matmul/gemm_params.wgsl.h"
 #include "ops/matmul/gemm_splitk_reduce.wgsl.h"
 #include "ops/matmul/gemv.wgsl.h"
@@ -26,6 +27,30 @@ void check_grid(std::string_view label, const GemmParams& p, Grid grid, const De
     }
 }
 
+// The one storage type of the call's tensors: float32, or float16 on a device with shader-f16.
+// The ops check their arguments first (gemm_float_dtype); this guards the internal callers.
+DType call_dtype(std::string_view label, const GemmCall& call, const DeviceInfo& device) {
+    const DType dt = storage_dtype(call.a.dtype());
+    if (dt != DType::f32 && dt != DType::f16) {
+        throw InvalidArgument(fmt::format("{}: a GEMM takes float32 or float16 tensors, got {}.",
+                                          label, dtype_name(call.a.dtype())));
+    }
+    for (const Tensor* t : {&call.b, &call.c, call.bias ? &*call.bias : nullptr,
+                            call.residual ? &*call.residual : nullptr}) {
+        if (t && storage_dtype(t->dtype()) != dt) {
+            throw InvalidArgument(fmt::format(
+                "{}: a GEMM's tensors must share one float type; A is {} but another is {}.",
+                label, dtype_name(call.a.dtype()), dtype_name(t->dtype())));
+        }
+    }
+    if (dt == DType::f16 && !device.features.shader_f16) {
+        throw InvalidArgument(fmt::format(
+            "{}: float16 tensors need the adapter's shader-f16 feature, which this device lacks.",
+            label));
+    }
+    return dt;
+}
+
 // The clamp bounds of the epilogue, unbounded where absent.
 GemmUniform uniform_for(const GemmCall& call) {
     const float inf = std::numeric_limits<float>::infinity();
@@ -34,13 +59,16 @@ GemmUniform uniform_for(const GemmCall& call) {
 
 bool has_clamp(const GemmCall& call) { return call.out_min || call.out_max; }
 
+// " f16" in the labels of float16 kernels.
+const char* dt_label(DType dt) { return dt == DType::f16 ? " f16" : ""; }
+
 // The epilogue's tail in kernel labels.
 std::string epilogue_label(const GemmCall& call, bool has_bias) {
     return fmt::format("{}{}{}", has_bias ? " bias" : "", call.residual ? " residual" : "",
                        has_clamp(call) ? " clamp" : "");
 }
 
-void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call) {
+void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call, DType dt) {
     const GemmParams& p = call.p;
     if (call.trans_a) {
         throw InvalidArgument(fmt::format("{}: the gemv kernel reads A as stored [M, K].", label));
@@ -50,9 +78,10 @@ void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call) {
     const uint32_t columns = call.trans_b ? wg / 32 : 16;  // per workgroup, see gemv.wgsl
     Grid grid{static_cast<uint32_t>(ceil_div(p.N, columns)), p.M, p.batch};
     check_grid(label, p, grid, rec.device(), fmt::format("{} columns each", columns));
-    Kernel k = rec.kernel(fmt::format("{}/gemv{}{}", label, call.trans_b ? " tB" : "",
-                                      epilogue_label(call, has_bias)),
-                          std::string(wgsl::ops_matmul_gemm_params) + std::string(wgsl::ops_matmul_gemv),
+    Kernel k = rec.kernel(fmt::format("{}/gemv{}{}{}", label, call.trans_b ? " tB" : "",
+                                      epilogue_label(call, has_bias), dt_label(dt)),
+                          wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
+                              std::string(wgsl::ops_matmul_gemv),
                           {{"WG", double(wg)},
                            {"TRANS_B", call.trans_b ? 1.0 : 0.0},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
@@ -84,29 +113,61 @@ KSplit plan_split(const GemmCall& call, const GemmVariant& v, const DeviceInfo& 
 
 // The second pass of a split-K GEMM: adds the chunks' partial sums and applies the epilogue.
 void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall& call,
-                          const Tensor& partial, GemmUniform u, bool has_bias) {
+                          const Tensor& partial, GemmUniform u, bool has_bias, DType dt) {
     const uint32_t wg = rec.workgroup_size(256);
     const uint64_t outputs = uint64_t(u.p.batch) * u.p.M * u.p.N;
-    Kernel k = rec.kernel(fmt::format("{}/split-K reduce{}", label, epilogue_label(call, has_bias)),
-                          std::string(wgsl::ops_matmul_gemm_params) +
+    // An absent bias or residual binds A (never read): unlike the float32 partial sums it is of
+    // the storage type S those bindings declare.
+    Kernel k = rec.kernel(fmt::format("{}/split-K reduce{}{}", label,
+                                      epilogue_label(call, has_bias), dt_label(dt)),
+                          wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
                               std::string(wgsl::ops_matmul_gemm_splitk_reduce),
                           {{"WG", double(wg)},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                            {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},
                            {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0}});
-    rec.dispatch(k, {partial, has_bias ? *call.bias : partial, call.c, Binding::uniform(u),
-                     call.residual.value_or(partial)},
+    rec.dispatch(k, {partial, has_bias ? *call.bias : call.a, call.c, Binding::uniform(u),
+                     call.residual.value_or(call.a)},
                  rec.grid_1d(outputs, wg));
 }
 
 }  // namespace
 
+DType gemm_float_dtype(const Recorder& rec, const Args& args,
+                       std::initializer_list<std::pair<const Tensor*, const char*>> tensors) {
+    const std::pair<const Tensor*, const char*>* first = nullptr;
+    for (const auto& entry : tensors) {
+        const auto& [t, name] = entry;
+        if (!t) continue;
+        if (t->dtype() != DType::f32 && t->dtype() != DType::f16) {
+            args.fail(fmt::format("{} has dtype {}; only float32 and float16 are supported.", name,
+                                  dtype_name(t->dtype())));
+        }
+        if (!first) {
+            first = &entry;
+        } else if (t->dtype() != first->first->dtype()) {
+            args.fail(fmt::format("{} is {} but {} is {}: the tensors must be all float32 or all "
+                                  "float16.",
+                                  first->second, dtype_name(first->first->dtype()), name,
+                                  dtype_name(t->dtype())));
+        }
+    }
+    if (!first) args.fail("no tensor arguments.");
+    const DType dt = first->first->dtype();
+    if (dt == DType::f16 && !rec.device().features.shader_f16) {
+        args.fail("float16 tensors need the adapter's shader-f16 feature, which this device "
+                  "lacks.");
+    }
+    return dt;
+}
+
 void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     const GemmParams& p = call.p;
     const DeviceInfo& device = rec.device();
+    const DType dt = call_dtype(label, call, device);
     if (call.variant == kGemvVariant ||
         (call.variant.empty() && !call.trans_a && p.M <= kGemvMaxRows)) {
-        record_gemv(rec, label, call);
+        record_gemv(rec, label, call, dt);
         return;
     }
     const GemmVariant* v = nullptr;
@@ -133,7 +194,9 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     if (split.splits > 1) tile_u.p.c_batch_stride = p.M * p.N;
 
     // vec4 access needs every row (and batch) of the operand to start on a multiple of 4
-    // elements along the direction the four lanes run.
+    // elements along the direction the four lanes run. The same test serves float16: a vec4<f16>
+    // needs 8-byte alignment, which a multiple of 4 elements gives (bindings start at multiples
+    // of minStorageBufferOffsetAlignment).
     GemmShapeFlags f;
     f.trans_a = call.trans_a;
     f.trans_b = call.trans_b;
@@ -144,6 +207,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.has_residual = call.residual.has_value();
     f.has_clamp = has_clamp(call);
     f.split_k = split.splits > 1;
+    f.f16 = dt == DType::f16;
 
     Grid grid{static_cast<uint32_t>(ceil_div(p.N, v->bn())),
               static_cast<uint32_t>(ceil_div(p.M, v->bm())), p.batch * split.splits};
@@ -155,6 +219,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     } else {
         name += epilogue_label(call, f.has_bias);
     }
+    name += dt_label(dt);
     Kernel k = rec.kernel(name, gemm_wgsl(*v, f));
     const Tensor c = f.split_k ? rec.scratch(DType::f32, {int64_t(p.batch) * split.splits,
                                                           int64_t(p.M), int64_t(p.N)})
@@ -164,7 +229,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
                      Binding::uniform(tile_u),
                      f.has_residual && !f.split_k ? *call.residual : call.a},
                  grid);
-    if (f.split_k) record_splitk_reduce(rec, label, call, c, u, f.has_bias);
+    if (f.split_k) record_splitk_reduce(rec, label, call, c, u, f.has_bias, dt);
 }
 
 void record_gemm(Recorder& rec, std::string_view label, const Tensor& a, const Tensor& b,

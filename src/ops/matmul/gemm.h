@@ -1,5 +1,6 @@
-// The engine's one float32 GEMM, used by mm, bmm, matmul, addmm and linear (and usable by a 1x1
-// convolution: A = weight [C_out, C_in] shared across the batch, B = image [C_in, H*W]):
+// The engine's one GEMM (float32, or float16 storage with float32 arithmetic), used by mm, bmm,
+// matmul, addmm and linear (and usable by a 1x1 convolution: A = weight [C_out, C_in] shared
+// across the batch, B = image [C_in, H*W]):
 //   C[z] = alpha * op(A[z]) @ op(B[z]) + beta * bias    for z < batch
 // See gemm.wgsl for the tile kernel, gemm_kernel.h for its variants and gemv.wgsl for the kernel
 // of few rows (a batch-1 linear layer).
@@ -7,8 +8,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "ops/matmul/gemm_kernel.h"
 #include "wgx/op.h"
@@ -42,6 +45,7 @@ static_assert(sizeof(GemmUniform) == 64);
 inline constexpr std::string_view kGemvVariant = "gemv";
 inline constexpr uint32_t kGemvMaxRows = 4;
 
+// The tensors are all float32 or all float16 (InvalidArgument otherwise).
 struct GemmCall {
     Tensor a, b;                 // A [M, K] (trans_a: [K, M]), B [K, N] (trans_b: [N, K]), per batch
     std::optional<Tensor> bias;  // absent, or beta = 0 (PyTorch then ignores it, NaN included)
@@ -59,6 +63,13 @@ struct GemmCall {
     // K chunks (split K, see gemm.wgsl): 0 = choose_gemm_splits, 1 = none; not for gemv.
     uint32_t splits = 0;
 };
+
+// The float type of a GEMM op's tensors (`tensors`: {tensor or nullptr when absent, its argument
+// name}): all float32, or all float16 on a device with shader-f16 (stored as float16, computed
+// and accumulated in float32, rounded once on the store). Anything else fails naming the op
+// and the arguments.
+DType gemm_float_dtype(const Recorder& rec, const Args& args,
+                       std::initializer_list<std::pair<const Tensor*, const char*>> tensors);
 
 // Records one GEMM dispatch. Strides and sizes must describe elements inside the tensors (the
 // callers' checks); throws InvalidArgument when the grid exceeds the device's limits or the

@@ -1,4 +1,4 @@
-// The one float32 GEMM of the engine (mm, bmm, matmul, addmm, linear; 1x1 convolution can use it):
+// The one GEMM of the engine (mm, bmm, matmul, addmm, linear; 1x1 convolution can use it):
 //   C[z] = alpha * op(A[z]) @ op(B[z]) + beta * bias,   z = workgroup_id.z (the batch)
 // op(A) is [M, K]: A stored [M, K], or [K, M] read transposed (TRANS_A). op(B) is [K, N]: B stored
 // [K, N], or [N, K] read transposed (a linear layer's weight, TRANS_B). The bias is read at
@@ -15,6 +15,10 @@
 // hides their latency behind the FMAs. Loads and stores are vec4 where the sizes allow (the
 // `Elem` aliases), else four bounds-checked scalars: any M, N, K works.
 //
+// Element types: float32, or float16 storage (the aliases are f16 / vec4<f16>, "enable f16;"
+// first): loads widen to f32 as they are fetched, so the workgroup tiles, the accumulators and
+// the whole epilogue stay f32 and the result is rounded to f16 once, by the store.
+//
 // Epilogue: alpha, the bias, a residual of C's own layout (HAS_RESIDUAL; a convolution followed
 // by an add), then a clamp to [out_min, out_max] (HAS_CLAMP; a fused activation), max first as
 // PyTorch's clamp.
@@ -26,19 +30,20 @@
 // the epilogue.
 //
 // This file is a template: gemm_kernel.cpp prepends one variant's constants (BM, BN, BK, WG_X,
-// WG_Y, HAS_BIAS, HAS_RESIDUAL, HAS_CLAMP, SPLIT_K), element aliases (AElem, BElem, CElem) and
-// gemm_params.wgsl, and replaces each `//@NAME` line with straight-line code for that variant.
-// The hot loop body is unrolled there rather than written as WGSL loops because naga emits
-// every loop as a bounded `loop` that downstream compilers do not reliably unroll; an
-// accumulator array indexed inside such a loop would then live in memory instead of registers.
+// WG_Y, HAS_BIAS, HAS_RESIDUAL, HAS_CLAMP, SPLIT_K), element aliases (AElem, BElem, CElem,
+// BiasElem, RElem) and gemm_params.wgsl, and replaces each `//@NAME` line with straight-line
+// code for that variant. The hot loop body is unrolled there rather than written as WGSL loops
+// because naga emits every loop as a bounded `loop` that downstream compilers do not reliably
+// unroll; an accumulator array indexed inside such a loop would then live in memory instead of
+// registers.
 // struct Params: gemm_params.wgsl, prepended.
 
 @group(0) @binding(0) var<storage, read> A: array<AElem>;
 @group(0) @binding(1) var<storage, read> B: array<BElem>;
-@group(0) @binding(2) var<storage, read> bias: array<f32>;
+@group(0) @binding(2) var<storage, read> bias: array<BiasElem>;
 @group(0) @binding(3) var<storage, read_write> C: array<CElem>;
 @group(0) @binding(4) var<uniform> params: Params;
-@group(0) @binding(5) var<storage, read> residual: array<CElem>;
+@group(0) @binding(5) var<storage, read> residual: array<RElem>;
 
 var<workgroup> tile_a: array<vec4<f32>, BK * BM / 4u>;  // [k][m / 4]
 var<workgroup> tile_b: array<vec4<f32>, BK * BN / 4u>;  // [k][n / 4]
@@ -73,7 +78,7 @@ fn store_c(base: u32, z: u32, r: u32, c: u32, acc: vec4<f32>) {
         let row = z * params.bias_batch_stride + r * params.bias_row_stride;
         for (var j = 0u; j < 4u; j++) {
             if (c + j < params.N) {
-                v[j] += params.beta * bias[row + (c + j) * params.bias_col_stride];
+                v[j] += params.beta * f32(bias[row + (c + j) * params.bias_col_stride]);
             }
         }
     }

@@ -61,7 +61,14 @@ struct Operand {
     uint32_t tile;        // BM / BN
     bool along_k;
     bool vec;
+    bool f16;             // stored as float16: each load widens to f32
 };
+
+// `load` (an expression of the operand's element type) as f32 / vec4<f32>.
+std::string widen(const Operand& o, const std::string& load) {
+    if (!o.f16) return load;
+    return fmt::format("{}({})", o.vec ? "vec4<f32>" : "f32", load);
+}
 
 // fetch_a / fetch_b: four elements from index `i` (m or n) and `k`, zero outside the matrix.
 std::string fetch_body(const Operand& o) {
@@ -70,32 +77,36 @@ std::string fetch_body(const Operand& o) {
         if (o.along_k) {
             return fmt::format(
                 "    if ({i} < {E} && k < k_end) {{\n"
-                "        return {B}[(base + {i} * params.K + k) / 4u];\n"
+                "        return {L};\n"
                 "    }}\n"
                 "    return vec4<f32>(0.0);\n",
-                fmt::arg("i", i), fmt::arg("E", o.extent), fmt::arg("B", o.buffer));
+                fmt::arg("i", i), fmt::arg("E", o.extent),
+                fmt::arg("L", widen(o, fmt::format("{}[(base + {} * params.K + k) / 4u]",
+                                                   o.buffer, i))));
         }
         return fmt::format(
             "    if (k < k_end && {i} < {E}) {{\n"
-            "        return {B}[(base + k * {E} + {i}) / 4u];\n"
+            "        return {L};\n"
             "    }}\n"
             "    return vec4<f32>(0.0);\n",
-            fmt::arg("i", i), fmt::arg("E", o.extent), fmt::arg("B", o.buffer));
+            fmt::arg("i", i), fmt::arg("E", o.extent),
+            fmt::arg("L", widen(o, fmt::format("{}[(base + k * {} + {}) / 4u]", o.buffer,
+                                               o.extent, i))));
     }
     std::string s = "    var v = vec4<f32>(0.0);\n";
     if (o.along_k) {
         s += fmt::format("    if ({} < {}) {{\n        let at = base + {} * params.K + k;\n", i,
                          o.extent, i);
         for (int j = 0; j < 4; ++j) {
-            s += fmt::format("        if (k + {}u < k_end) {{ v.{} = {}[at + {}u]; }}\n", j,
-                             kLanes[j], o.buffer, j);
+            s += fmt::format("        if (k + {}u < k_end) {{ v.{} = {}; }}\n", j, kLanes[j],
+                             widen(o, fmt::format("{}[at + {}u]", o.buffer, j)));
         }
     } else {
         s += fmt::format("    if (k < k_end) {{\n        let at = base + k * {} + {};\n",
                          o.extent, i);
         for (int j = 0; j < 4; ++j) {
-            s += fmt::format("        if ({} + {}u < {}) {{ v.{} = {}[at + {}u]; }}\n", i, j,
-                             o.extent, kLanes[j], o.buffer, j);
+            s += fmt::format("        if ({} + {}u < {}) {{ v.{} = {}; }}\n", i, j, o.extent,
+                             kLanes[j], widen(o, fmt::format("{}[at + {}u]", o.buffer, j)));
         }
     }
     s += "    }\n    return v;\n";
@@ -227,55 +238,68 @@ uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint
 }
 
 std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
-    const Operand a{'a', "A", "params.M", "m0", "a_base", v.bm(), !f.trans_a, f.vec_a};
-    const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b};
-    const char* vec4 = "vec4<f32>";
+    const Operand a{'a', "A", "params.M", "m0", "a_base", v.bm(), !f.trans_a, f.vec_a, f.f16};
+    const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b, f.f16};
+    // Element types as stored. With split K, C is the float32 scratch of partial sums.
+    const char* s = f.f16 ? "f16" : "f32";
+    const bool c_f16 = f.f16 && !f.split_k;
+    const std::string vs = fmt::format("vec4<{}>", s);
+    const char* cs = c_f16 ? "f16" : "f32";
+    const std::string vcs = fmt::format("vec4<{}>", cs);
     std::string text = fmt::format(
-        "// Variant {} ({}{}{}{}{}{})\n"
+        "{}// Variant {} ({}{}{}{}{}{}{})\n"
         "const BM = {}u;\nconst BN = {}u;\nconst BK = {}u;\nconst WG_X = {}u;\nconst WG_Y = {}u;\n"
         "const HAS_BIAS = {};\nconst HAS_RESIDUAL = {};\nconst HAS_CLAMP = {};\n"
         "const SPLIT_K = {};\n"
-        "alias AElem = {};\nalias BElem = {};\nalias CElem = {};\n\n",
-        v.name, f.trans_a ? "A^T" : "A", f.trans_b ? " B^T" : " B", f.vec_a ? " vec_a" : "",
-        f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
+        "alias AElem = {};\nalias BElem = {};\nalias CElem = {};\n"
+        "alias BiasElem = {};\nalias RElem = {};\n\n",
+        f.f16 ? "enable f16;\n" : "", v.name, f.trans_a ? "A^T" : "A", f.trans_b ? " B^T" : " B",
+        f.vec_a ? " vec_a" : "", f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
         f.split_k ? " split-K" : (std::string(f.has_bias ? " bias" : "") +
                                   (f.has_residual ? " residual" : "") +
                                   (f.has_clamp ? " clamp" : "")),
-        v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
-        f.has_residual && !f.split_k, f.has_clamp && !f.split_k, f.split_k, f.vec_a ? vec4 : "f32",
-        f.vec_b ? vec4 : "f32", f.vec_c ? vec4 : "f32");
+        f.f16 ? " f16" : "", v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
+        f.has_residual && !f.split_k, f.has_clamp && !f.split_k, f.split_k,
+        f.vec_a ? vs : std::string(s), f.vec_b ? vs : std::string(s),
+        f.vec_c ? vcs : std::string(cs), s, f.vec_c ? vs : std::string(s));
     text += wgsl::ops_matmul_gemm_params;
     text += wgsl::ops_matmul_gemm;
 
     replace_marker(text, "FETCH_A", fetch_body(a));
     replace_marker(text, "FETCH_B", fetch_body(b));
 
+    // Stores round to float16 once, here; residual loads widen to f32.
     if (f.vec_c) {
         replace_marker(text, "STORE_C",
-                       "    if (c < params.N) {\n"
-                       "        C[(base + r * params.N + c) / 4u] = v;\n"
-                       "    }\n");
+                       fmt::format("    if (c < params.N) {{\n"
+                                   "        C[(base + r * params.N + c) / 4u] = {};\n"
+                                   "    }}\n",
+                                   c_f16 ? "vec4<f16>(v)" : "v"));
     } else {
-        std::string s = "    let at = base + r * params.N + c;\n";
+        std::string st = "    let at = base + r * params.N + c;\n";
         for (int j = 0; j < 4; ++j) {
-            s += fmt::format("    if (c + {}u < params.N) {{ C[at + {}u] = v.{}; }}\n", j, j,
-                             kLanes[j]);
+            st += fmt::format("    if (c + {}u < params.N) {{ C[at + {}u] = {}; }}\n", j, j,
+                              c_f16 ? fmt::format("f16(v.{})", kLanes[j])
+                                    : fmt::format("v.{}", kLanes[j]));
         }
-        replace_marker(text, "STORE_C", s);
+        replace_marker(text, "STORE_C", st);
     }
 
     if (f.vec_c) {
+        const std::string load = "residual[(base + r * params.N + c) / 4u]";
         replace_marker(text, "ADD_RESIDUAL",
-                       "        if (c < params.N) {\n"
-                       "            v += residual[(base + r * params.N + c) / 4u];\n"
-                       "        }\n");
+                       fmt::format("        if (c < params.N) {{\n"
+                                   "            v += {};\n"
+                                   "        }}\n",
+                                   f.f16 ? "vec4<f32>(" + load + ")" : load));
     } else {
-        std::string s = "        let at = base + r * params.N + c;\n";
+        std::string st = "        let at = base + r * params.N + c;\n";
         for (int j = 0; j < 4; ++j) {
-            s += fmt::format("        if (c + {}u < params.N) {{ v.{} += residual[at + {}u]; }}\n",
-                             j, kLanes[j], j);
+            const std::string load = fmt::format("residual[at + {}u]", j);
+            st += fmt::format("        if (c + {}u < params.N) {{ v.{} += {}; }}\n", j,
+                              kLanes[j], f.f16 ? "f32(" + load + ")" : load);
         }
-        replace_marker(text, "ADD_RESIDUAL", s);
+        replace_marker(text, "ADD_RESIDUAL", st);
     }
 
     // Accumulators acc<row>_<column group>, prefetch registers pa<n>, pb<n>.

@@ -50,6 +50,8 @@ struct GemmShapeFlags {
     bool has_residual = false;  // residual epilogue (binding 5, C's layout)
     bool has_clamp = false;     // clamp epilogue (Params out_min / out_max)
     bool split_k = false;       // write raw partial sums per K chunk (see gemm.wgsl)
+    bool f16 = false;           // A, B, bias, residual and C stored as float16 (with split_k,
+                                // C is the float32 scratch of partial sums)
 };
 
 // The complete WGSL of one kernel (gemm.wgsl with the variant's code filled in).

@@ -5,13 +5,15 @@
 // (the residual read in C's layout).
 // One invocation per output element, c fastest, so reads and writes coalesce; the chunks are
 // added in order, so the result does not depend on scheduling.
+// The partial sums are float32; bias, residual and C are of the storage type S (f32 or f16,
+// prepended with Params), widened to f32 as read and rounded once on the store.
 // struct Params: gemm_params.wgsl, prepended.
 
 @group(0) @binding(0) var<storage, read> partial: array<f32>;
-@group(0) @binding(1) var<storage, read> bias: array<f32>;
-@group(0) @binding(2) var<storage, read_write> C: array<f32>;
+@group(0) @binding(1) var<storage, read> bias: array<S>;
+@group(0) @binding(2) var<storage, read_write> C: array<S>;
 @group(0) @binding(3) var<uniform> params: Params;
-@group(0) @binding(4) var<storage, read> residual: array<f32>;
+@group(0) @binding(4) var<storage, read> residual: array<S>;
 
 override WG: u32 = 256u;
 override HAS_BIAS: bool = false;
@@ -36,15 +38,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
     }
     var v = params.alpha * sum;
     if (HAS_BIAS) {
-        v += params.beta * bias[z * params.bias_batch_stride + r * params.bias_row_stride +
-                                c * params.bias_col_stride];
+        v += params.beta * f32(bias[z * params.bias_batch_stride + r * params.bias_row_stride +
+                                    c * params.bias_col_stride]);
     }
     let at = z * params.c_batch_stride + i;
     if (HAS_RESIDUAL) {
-        v += residual[at];
+        v += f32(residual[at]);
     }
     if (HAS_CLAMP) {
         v = min(max(v, params.out_min), params.out_max);
     }
-    C[at] = v;
+    C[at] = S(v);
 }

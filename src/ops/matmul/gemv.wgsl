@@ -11,14 +11,16 @@
 //     invocations read neighbouring columns of one row of B.
 // Four accumulators per invocation keep four loads in flight. Scalar loads: along the
 // direction neighbouring invocations run they are already fully coalesced.
+// Tensors are of the storage type S (f32 or f16, prepended with Params); loads widen to f32, so
+// the sums are f32 and an f16 result is rounded once, on the store.
 // struct Params: gemm_params.wgsl, prepended.
 
-@group(0) @binding(0) var<storage, read> A: array<f32>;
-@group(0) @binding(1) var<storage, read> B: array<f32>;
-@group(0) @binding(2) var<storage, read> bias: array<f32>;
-@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+@group(0) @binding(0) var<storage, read> A: array<S>;
+@group(0) @binding(1) var<storage, read> B: array<S>;
+@group(0) @binding(2) var<storage, read> bias: array<S>;
+@group(0) @binding(3) var<storage, read_write> C: array<S>;
 @group(0) @binding(4) var<uniform> params: Params;
-@group(0) @binding(5) var<storage, read> residual: array<f32>;  // HAS_RESIDUAL: C's layout
+@group(0) @binding(5) var<storage, read> residual: array<S>;  // HAS_RESIDUAL: C's layout
 
 override WG: u32 = 256u;  // a power of two, 64..256
 override TRANS_B: bool = false;
@@ -57,13 +59,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         let step = select(N, 1u, TRANS_B);
         var k = slice;
         for (; k + 3u * slices < K; k += 4u * slices) {
-            s0 = fma(A[a + k], B[b + k * step], s0);
-            s1 = fma(A[a + k + slices], B[b + (k + slices) * step], s1);
-            s2 = fma(A[a + k + 2u * slices], B[b + (k + 2u * slices) * step], s2);
-            s3 = fma(A[a + k + 3u * slices], B[b + (k + 3u * slices) * step], s3);
+            s0 = fma(f32(A[a + k]), f32(B[b + k * step]), s0);
+            s1 = fma(f32(A[a + k + slices]), f32(B[b + (k + slices) * step]), s1);
+            s2 = fma(f32(A[a + k + 2u * slices]), f32(B[b + (k + 2u * slices) * step]), s2);
+            s3 = fma(f32(A[a + k + 3u * slices]), f32(B[b + (k + 3u * slices) * step]), s3);
         }
         for (; k < K; k += slices) {
-            s0 = fma(A[a + k], B[b + k * step], s0);
+            s0 = fma(f32(A[a + k]), f32(B[b + k * step]), s0);
         }
     }
     partial[t] = (s0 + s1) + (s2 + s3);
@@ -81,16 +83,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     if (slice == 0u && inside) {
         var v = params.alpha * partial[t];
         if (HAS_BIAS) {
-            v += params.beta * bias[z * params.bias_batch_stride + m * params.bias_row_stride +
-                                    col * params.bias_col_stride];
+            v += params.beta * f32(bias[z * params.bias_batch_stride +
+                                        m * params.bias_row_stride +
+                                        col * params.bias_col_stride]);
         }
         let at = z * params.c_batch_stride + m * N + col;
         if (HAS_RESIDUAL) {
-            v += residual[at];
+            v += f32(residual[at]);
         }
         if (HAS_CLAMP) {
             v = min(max(v, params.out_min), params.out_max);
         }
-        C[at] = v;
+        C[at] = S(v);
     }
 }

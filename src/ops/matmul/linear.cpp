@@ -1,6 +1,7 @@
 // aten.linear.default: out [..., N] = input [..., K] @ weight[N, K]^T + bias [N].
 // Args: [input, weight, bias?, out]. Leading dims of input are flattened into M; the weight is
-// read transposed in the kernel (no transposed copy). float32.
+// read transposed in the kernel (no transposed copy). float32, or float16 throughout (float32
+// arithmetic).
 #include <fmt/format.h>
 
 #include "ops/matmul/gemm.h"
@@ -13,6 +14,7 @@ namespace {
 class Linear final : public Op {
   public:
     std::string_view name() const override { return "aten.linear.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, 4);
@@ -20,14 +22,8 @@ class Linear final : public Op {
         const Tensor& weight = args.tensor(1, "weight");
         auto bias = args.size() == 4 ? args.optional_tensor(2, "bias") : std::nullopt;
         const Tensor& out = args.tensor(args.size() - 1, "out");
-        for (const auto& [t, what] : {std::pair{std::optional(input), "input"},
-                                      std::pair{std::optional(weight), "weight"}, std::pair{bias, "bias"},
-                                      std::pair{std::optional(out), "out"}}) {
-            if (t && t->dtype() != DType::f32) {
-                args.fail(fmt::format("{} has dtype {}; only float32 is supported.", what,
-                                      dtype_name(t->dtype())));
-            }
-        }
+        gemm_float_dtype(rec, args, {{&input, "input"}, {&weight, "weight"},
+                                     {bias ? &*bias : nullptr, "bias"}, {&out, "out"}});
         if (input.rank() < 1) args.fail("input must have at least one dim.");
         if (weight.rank() != 2) {
             args.fail(fmt::format("weight must be 2-D [out_features, in_features], got {}.",

@@ -1,8 +1,8 @@
-// aten.matmul.default: torch.matmul's rules for float32 operands of any rank: 1-D x 1-D is a
-// dot product, a 1-D operand gains (and loses) a unit dim, and leading (batch) dims broadcast.
-// Args: [self, other, out]. Batches run through record_gemm's batch strides, so the batch
-// dims must be equal or one side's must all be 1 (a shared operand); other mixes of broadcast
-// batch dims are rejected.
+// aten.matmul.default: torch.matmul's rules for float32 (or float16 throughout, float32
+// arithmetic) operands of any rank: 1-D x 1-D is a dot product, a 1-D operand gains (and loses)
+// a unit dim, and leading (batch) dims broadcast. Args: [self, other, out]. Batches run through
+// record_gemm's batch strides, so the batch dims must be equal or one side's must all be 1 (a
+// shared operand); other mixes of broadcast batch dims are rejected.
 #include <fmt/format.h>
 
 #include "ops/common/broadcast.h"
@@ -16,19 +16,15 @@ namespace {
 class Matmul final : public Op {
   public:
     std::string_view name() const override { return "aten.matmul.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, 3);
         const Tensor& a = args.tensor(0, "self");
         const Tensor& b = args.tensor(1, "other");
         const Tensor& out = args.tensor(2, "out");
-        for (const auto& [t, what] : {std::pair{&a, "self"}, std::pair{&b, "other"},
-                                      std::pair{&out, "out"}}) {
-            if (t->dtype() != DType::f32) {
-                args.fail(fmt::format("{} has dtype {}; only float32 is supported.", what,
-                                      dtype_name(t->dtype())));
-            }
-            if (t == &out) continue;
+        gemm_float_dtype(rec, args, {{&a, "self"}, {&b, "other"}, {&out, "out"}});
+        for (const auto& [t, what] : {std::pair{&a, "self"}, std::pair{&b, "other"}}) {
             if (t->rank() < 1) args.fail(fmt::format("{} must have at least one dim.", what));
         }
         // Matrix views: a [..., M, K], b [..., K, N]; 1-D operands as [1, K] and [K, 1].

@@ -1,4 +1,5 @@
-// aten.mm.default: out [M, N] = self [M, K] @ mat2 [K, N]. Args: [self, mat2, out].
+// aten.mm.default: out [M, N] = self [M, K] @ mat2 [K, N]. Args: [self, mat2, out]. float32, or
+// float16 throughout (float32 arithmetic).
 #include <fmt/format.h>
 
 #include "ops/matmul/gemm.h"
@@ -10,16 +11,15 @@ namespace {
 class Mm final : public Op {
   public:
     std::string_view name() const override { return "aten.mm.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, 3);
         const Tensor& a = args.tensor(0, "self");
         const Tensor& b = args.tensor(1, "mat2");
         const Tensor& out = args.tensor(2, "out");
+        gemm_float_dtype(rec, args, {{&a, "self"}, {&b, "mat2"}, {&out, "out"}});
         for (const Tensor* t : {&a, &b, &out}) {
-            if (t->dtype() != DType::f32) {
-                args.fail(fmt::format("only float32 is supported, got {}.", dtype_name(t->dtype())));
-            }
             if (t->rank() != 2) {
                 args.fail(fmt::format("operands must be 2-D, got shape {}.",
                                       shape_string(t->shape())));
