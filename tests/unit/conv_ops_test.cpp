@@ -6,6 +6,11 @@
 // Tolerance: max |got - want| / max(1, max |want|) <= 1e-5. Each output is a float32 sum of at
 // most 576 products of N(0, 1) values; its rounding error is about sqrt(terms) * 2^-24 * the
 // typical term, far below 1e-5 of the largest output (>= sqrt(terms) in size).
+//
+// Float16 (every case, the clamp and the residual epilogues on every kernel): inputs rounded to
+// float16 on the host, the float64 reference on the rounded values, and f16_error_ratio <= 1:
+// one rounding of the result to float16 (2^-11 relative) plus float32 accumulation of
+// C_in / groups * kH * kW products (f16_accumulation_check.h).
 #include <algorithm>
 #include <array>
 #include <cfloat>
@@ -13,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "f16_accumulation_check.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -266,8 +272,7 @@ TEST(ConvWithClamp, BoundsOnEveryKernel) {
 }
 
 // wgx.conv_add_clamp (what the fusion pass makes of convolution + add + activation):
-// clamp(conv(x) + residual, lo, hi) on every kernel: the GEMM paths fuse the residual into the
-// epilogue, the others add it in a second pass.
+// clamp(conv(x) + residual, lo, hi) on every kernel, each with the residual in its epilogue.
 ConvRun run_conv_add(const ConvCase& c, Arg lo, Arg hi, std::vector<float>& residual) {
     auto x = random_floats(numel(c.x), 201);
     auto w = random_floats(numel(c.w), 202);
@@ -307,6 +312,99 @@ TEST(ConvAddClamp, ResidualAndBoundsOnEveryKernel) {
             << name;
         ConvRun both = run_conv_add(c, -0.5, 1.25, residual);
         EXPECT_LE(max_rel_error(both.got, clamped(both.want.out, -0.5, 1.25)), 1e-5) << name;
+    }
+}
+
+// One case on float16 tensors through aten.convolution, et_vk.conv_with_clamp (`clamp`) or
+// wgx.conv_add_clamp (`residual`), checked with f16_error_ratio against float64 on the rounded
+// inputs; returns the ratio (<= 1 passes) and the output's values in `got`.
+double run_conv_f16(const ConvCase& c, bool clamp, bool residual, std::optional<double> lo,
+                    std::optional<double> hi, std::vector<float>* got = nullptr) {
+    auto x = f16_random(numel(c.x), 301);
+    auto w = f16_random(numel(c.w), 302);
+    const int64_t Co = c.transposed ? c.w[1] * c.groups : c.w[0];
+    auto b = f16_random(Co, 303);
+    Reference ref = conv_reference(c, x, w, c.bias ? &b : nullptr);
+    // The sums of absolute values: the same convolution of |x|, |w| and |b|.
+    auto abs_of = [](std::vector<float> v) {
+        for (float& e : v) e = std::abs(e);
+        return v;
+    };
+    const std::vector<float> abs_b = abs_of(b);
+    Reference magnitude = conv_reference(c, abs_of(x), abs_of(w), c.bias ? &abs_b : nullptr);
+    std::vector<float> res;
+    if (residual) {
+        res = f16_random(int64_t(ref.out.size()), 304);
+        for (size_t i = 0; i < ref.out.size(); ++i) {
+            ref.out[i] += res[i];
+            magnitude.out[i] += std::abs(res[i]);
+        }
+    }
+    Tensor out = f16_poisoned(ref.out_shape);
+    const bool one_d = c.x.size() == 3;
+    Ints op_pad = c.output_padding.empty() ? Ints(one_d ? 1 : 2, 0) : c.output_padding;
+    std::vector<Arg> args = {f16_tensor(c.x, x), f16_tensor(c.w, w),
+                             c.bias ? Arg(f16_tensor({Co}, b)) : Arg(std::nullopt),
+                             c.stride, c.padding, c.dilation, c.transposed, op_pad, c.groups};
+    auto bound = [](std::optional<double> v) { return v ? Arg(*v) : Arg(std::nullopt); };
+    const char* name = "aten.convolution.default";
+    if (residual) {
+        name = "wgx.conv_add_clamp.default";
+        args.push_back(f16_tensor(ref.out_shape, res));
+    } else if (clamp) {
+        name = "et_vk.conv_with_clamp.default";
+    }
+    if (clamp || residual) {
+        args.push_back(bound(lo));
+        args.push_back(bound(hi));
+    }
+    args.push_back(out);
+    ctx().reset();
+    ctx().record(op(name), args);
+    ctx().submit();
+    std::vector<float> values = f16_values(out);
+    ctx().reset();
+    int64_t taps = 1;
+    for (size_t d = 2; d < c.w.size(); ++d) taps *= c.w[d];
+    const int64_t terms = c.x[1] / c.groups * taps + 2;
+    const double ratio =
+        f16_error_ratio(values, clamped(ref.out, lo, hi), magnitude.out, terms);
+    if (got) *got = std::move(values);
+    return ratio;
+}
+
+class ConvShapesF16 : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(ConvShapesF16, MatchesFloat64Reference) {
+    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    EXPECT_LE(run_conv_f16(GetParam(), false, false, std::nullopt, std::nullopt), 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Conv, ConvShapesF16, ::testing::ValuesIn(conv_cases()),
+                         [](const ::testing::TestParamInfo<ConvCase>& info) {
+                             return info.param.name;
+                         });
+
+// Float16 through the clamp and residual epilogues of every kernel: the GEMM (1x1 plain and
+// transposed, im2col 3x3), the direct kernel (grouped, transposed), depthwise and 1-D; both
+// bounds, each bound alone.
+TEST(ConvFloat16, ClampAndResidualOnEveryKernel) {
+    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    for (const char* name : {"pointwise_bias", "pointwise_transposed", "direct_3x3_pad1",
+                             "direct_asymmetric", "direct_groups2", "depthwise_multiplier2",
+                             "transposed_s2_op1", "conv1d_stride2"}) {
+        const ConvCase& c = conv_case(name);
+        std::vector<float> got;
+        EXPECT_LE(run_conv_f16(c, true, false, -0.5, 1.25, &got), 1.0) << name << " clamp";
+        EXPECT_EQ(*std::min_element(got.begin(), got.end()), -0.5f) << name;  // bounds bind
+        EXPECT_EQ(*std::max_element(got.begin(), got.end()), 1.25f) << name;
+        EXPECT_LE(run_conv_f16(c, true, false, 0.0, std::nullopt), 1.0) << name << " min";
+        EXPECT_LE(run_conv_f16(c, true, false, std::nullopt, 0.75), 1.0) << name << " max";
+        EXPECT_LE(run_conv_f16(c, false, true, std::nullopt, std::nullopt), 1.0)
+            << name << " residual";
+        EXPECT_LE(run_conv_f16(c, false, true, 0.0, std::nullopt), 1.0)
+            << name << " residual min";
+        EXPECT_LE(run_conv_f16(c, false, true, -0.5, 1.25), 1.0) << name << " residual clamp";
     }
 }
 
@@ -420,6 +518,30 @@ TEST(ConvValidation, RejectsBadArguments) {
                     {x, w, std::nullopt, one, zero, one, false, zero, 1, std::string("lo"),
                      std::nullopt, out},
                     {"output_min"});
+}
+
+// Float32 and float16 tensors in one convolution are refused, naming the argument.
+TEST(ConvFloat16, MixedFloatTypesAreRejected) {
+    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    const Ints one{1, 1}, zero{0, 0};
+    Tensor x16 = f16_tensor({1, 4, 8, 8}, f16_random(256, 1));
+    Tensor w16 = f16_tensor({6, 4, 3, 3}, f16_random(216, 2));
+    Tensor w32 = ctx().tensor(DType::f32, {6, 4, 3, 3});
+    Tensor b32 = ctx().tensor(DType::f32, {6});
+    Tensor out16 = f16_poisoned({1, 6, 6, 6});
+    Tensor out32 = ctx().tensor(DType::f32, {1, 6, 6, 6});
+    Tensor r32 = ctx().tensor(DType::f32, {1, 6, 6, 6});
+    const char* conv = "aten.convolution.default";
+    expect_rejected(conv, {x16, w32, std::nullopt, one, zero, one, false, zero, 1, out16},
+                    {"weight is float32", "all float32 or all float16"});
+    expect_rejected(conv, {x16, w16, b32, one, zero, one, false, zero, 1, out16},
+                    {"bias is float32"});
+    expect_rejected(conv, {x16, w16, std::nullopt, one, zero, one, false, zero, 1, out32},
+                    {"out is float32"});
+    expect_rejected("wgx.conv_add_clamp.default",
+                    {x16, w16, std::nullopt, one, zero, one, false, zero, 1, r32, std::nullopt,
+                     std::nullopt, out16},
+                    {"residual is float32"});
 }
 
 }  // namespace

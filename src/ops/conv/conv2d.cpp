@@ -7,14 +7,14 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dispatch_geometry.h"
 #include "ops/conv/conv2d_depthwise.wgsl.h"
 #include "ops/conv/im2col.wgsl.h"
 #include "ops/conv/conv2d_direct.wgsl.h"
-#include "ops/elementwise/binary.h"
-#include "ops/elementwise/unary.h"
+#include "ops/common/wgsl_types.h"
 #include "ops/matmul/gemm.h"
 #include "ops/conv/conv_common.wgsl.h"
 #include "ops/conv/conv_params.wgsl.h"
@@ -79,23 +79,37 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     std::optional<Tensor> bias = args.optional_tensor(kBias, "bias");
     const Tensor& out = args.tensor(out_index, "out");
 
-    // dtypes: one float32 type throughout (float64 data is stored as float32 too).
-    for (auto [t, name] : {std::pair{&input, "input"}, {&weight, "weight"}, {&out, "out"}}) {
-        if (storage_dtype(t->dtype()) != DType::f32) {
-            args.fail(fmt::format("{} must be float32, got {}.", name, dtype_name(t->dtype())));
-        }
-    }
-    if (bias && storage_dtype(bias->dtype()) != DType::f32) {
-        args.fail(fmt::format("bias must be float32, got {}.", dtype_name(bias->dtype())));
-    }
     std::optional<Tensor> residual;
     if (schema == ConvSchema::residual_clamp) {
         residual = args.tensor(kGroups + 1, "residual");
-        if (storage_dtype(residual->dtype()) != DType::f32 || residual->shape() != out.shape()) {
-            args.fail(fmt::format("residual must be float32 of out's shape {}, got {} {}.",
-                                  shape_string(out.shape()), dtype_name(residual->dtype()),
-                                  shape_string(residual->shape())));
+        if (residual->shape() != out.shape()) {
+            args.fail(fmt::format("residual must have out's shape {}, got {}.",
+                                  shape_string(out.shape()), shape_string(residual->shape())));
         }
+    }
+
+    // dtypes: one float type throughout, float32 (float64 data is stored as float32 too) or
+    // float16 (stored as float16, computed in float32, rounded once on the store).
+    const std::pair<const Tensor*, const char*> floats[] = {
+        {&input, "input"}, {&weight, "weight"}, {bias ? &*bias : nullptr, "bias"},
+        {residual ? &*residual : nullptr, "residual"}, {&out, "out"}};
+    const DType dt = storage_dtype(input.dtype());
+    for (auto [t, name] : floats) {
+        if (!t) continue;
+        const DType st = storage_dtype(t->dtype());
+        if (st != DType::f32 && st != DType::f16) {
+            args.fail(fmt::format("{} must be float32 or float16, got {}.", name,
+                                  dtype_name(t->dtype())));
+        }
+        if (st != dt) {
+            args.fail(fmt::format("input is {} but {} is {}: the tensors must be all float32 or "
+                                  "all float16.",
+                                  dtype_name(input.dtype()), name, dtype_name(t->dtype())));
+        }
+    }
+    if (dt == DType::f16 && !rec.device().features.shader_f16) {
+        args.fail("float16 tensors need the adapter's shader-f16 feature, which this device "
+                  "lacks.");
     }
 
     // ranks: [N, C, L] (1-D) or [N, C, H, W] (2-D); weight and out of the same rank.
@@ -212,7 +226,8 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     // Without a bias the weight stands in for its binding (read-only twice is fine); the
     // shader reads it only under kConvHasBias.
     const Tensor& bias_binding = bias ? *bias : weight;
-    const std::string params_wgsl(wgsl::ops_conv_conv_params);
+    // The element type first ("enable f16;" must precede every declaration), then the uniform.
+    const std::string params_wgsl = wgsl_alias(dt, "S") + std::string(wgsl::ops_conv_conv_params);
     const std::string common = params_wgsl + std::string(wgsl::ops_conv_conv_common);
     const uint32_t max_dim = rec.device().limits.max_workgroups_per_dimension;
 
@@ -255,18 +270,22 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
 
     // Variant 1b: any other ungrouped, non-transposed convolution unfolds its input (im2col)
     // into a scratch [N, C_in * kH * kW, HW] and runs the same GEMM, when the unfolded input
-    // fits one binding and the grid the device.
+    // fits one binding and the grid the device. The scratch has the input's element type: the
+    // unfold only copies values, so a float16 one is exact and halves the traffic of both passes.
     const uint64_t K = uint64_t(C_in) * uint64_t(kH) * uint64_t(kW);
     const uint64_t unfolded = uint64_t(N) * K * HW;
+    const uint64_t unfolded_bytes = unfolded * device_size(dt);
     const auto& limits = rec.device().limits;
-    if (!transposed && groups == 1 && unfolded * 4 <= limits.max_storage_binding_bytes &&
-        unfolded * 4 <= limits.max_buffer_bytes && unfolded <= std::numeric_limits<uint32_t>::max() &&
+    if (!transposed && groups == 1 && unfolded_bytes <= limits.max_storage_binding_bytes &&
+        unfolded_bytes <= limits.max_buffer_bytes &&
+        unfolded <= std::numeric_limits<uint32_t>::max() &&
         ceil_div(HW, 32) <= max_dim && ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim) {
-        Tensor cols = rec.scratch(DType::f32, {int64_t(N), int64_t(K), int64_t(HW)});
+        Tensor cols = rec.scratch(dt, {int64_t(N), int64_t(K), int64_t(HW)});
         ConvParams q = p;
         q.threads = uint32_t(unfolded);
         const uint32_t iwg = rec.workgroup_size(256);
-        Kernel unfold = rec.kernel(fmt::format("{}/im2col", args.op()),
+        Kernel unfold = rec.kernel(fmt::format("{}/im2col{}", args.op(),
+                                               dt == DType::f16 ? " f16" : ""),
                                    params_wgsl + std::string(wgsl::ops_conv_im2col),
                                    {{"WG", double(iwg)}});
         rec.dispatch(unfold, {input, cols, Binding::uniform(q)}, rec.grid_1d(unfolded, iwg));
@@ -274,12 +293,13 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         return;
     }
 
-    // The direct kernels below have no residual epilogue: with a residual (the fusion pass's op
-    // on a convolution that did not fit the GEMM above) they write a scratch without the clamp,
-    // and the residual is added and the clamp applied after.
-    const Tensor direct_out = residual ? rec.scratch(DType::f32, out.shape()) : out;
+    // The direct kernels below: the residual (HAS_RESIDUAL; the input is bound in its place when
+    // there is none) and the clamp in their epilogue.
     ConvParams direct = p;
-    if (residual) direct.flags &= ~(kConvHasMin | kConvHasMax);
+    const Tensor& residual_binding = residual ? *residual : input;
+    const double has_residual = residual ? 1.0 : 0.0;
+    const std::string suffix = fmt::format("{}{}", residual ? " residual" : "",
+                                           dt == DType::f16 ? " f16" : "");
     const uint32_t wg = rec.workgroup_size(64);
     if (!transposed && cin_g == 1 && cout_g < 4) {
         // Variant 2: one input channel per group and few outputs per group (depthwise, channel
@@ -287,10 +307,11 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         uint64_t threads = uint64_t(N) * uint64_t(C_out) * uint64_t(o[0]) * p.x_blocks;
         if (threads > std::numeric_limits<uint32_t>::max()) args.fail("output too large to index.");
         direct.threads = uint32_t(threads);
-        Kernel kern = rec.kernel(fmt::format("{}/depthwise", args.op()),
+        Kernel kern = rec.kernel(fmt::format("{}/depthwise{}", args.op(), suffix),
                                  common + std::string(wgsl::ops_conv_conv2d_depthwise),
-                                 {{"WG", double(wg)}});
-        rec.dispatch(kern, {input, weight, bias_binding, direct_out, Binding::uniform(direct)},
+                                 {{"WG", double(wg)}, {"HAS_RESIDUAL", has_residual}});
+        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(direct),
+                            residual_binding},
                      rec.grid_1d(threads, wg));
     } else {
         // Variant 3: the direct kernel, 4 output channels x 4 columns per thread; the transposed
@@ -299,24 +320,14 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
             uint64_t(N) * uint64_t(groups) * p.co_blocks * uint64_t(o[0]) * p.x_blocks;
         if (threads > std::numeric_limits<uint32_t>::max()) args.fail("output too large to index.");
         direct.threads = uint32_t(threads);
-        Kernel kern = rec.kernel(fmt::format("{}/direct{}", args.op(), transposed ? "_t" : ""),
-                                 common + std::string(wgsl::ops_conv_conv2d_direct),
-                                 {{"WG", double(wg)}, {"TRANSPOSED", transposed ? 1.0 : 0.0}});
-        rec.dispatch(kern, {input, weight, bias_binding, direct_out, Binding::uniform(direct)},
+        Kernel kern = rec.kernel(
+            fmt::format("{}/direct{}{}", args.op(), transposed ? "_t" : "", suffix),
+            common + std::string(wgsl::ops_conv_conv2d_direct),
+            {{"WG", double(wg)}, {"TRANSPOSED", transposed ? 1.0 : 0.0},
+             {"HAS_RESIDUAL", has_residual}});
+        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(direct),
+                            residual_binding},
                      rec.grid_1d(threads, wg));
-    }
-    if (residual) {
-        const bool clamped = (p.flags & (kConvHasMin | kConvHasMax)) != 0;
-        const Tensor sum = clamped ? rec.scratch(DType::f32, out.shape()) : out;
-        record_binary(rec, BinarySpec{args.op(), "return x + y;"}, direct_out, *residual, sum,
-                      1.0f, args);
-        if (clamped) {
-            const float inf = std::numeric_limits<float>::infinity();
-            const float lo = (p.flags & kConvHasMin) ? p.out_min : -inf;
-            const float hi = (p.flags & kConvHasMax) ? p.out_max : inf;
-            record_unary(rec, UnarySpec{args.op(), "return min(max(x, params.p0), params.p1);", true},
-                         sum, out, args, lo, hi);
-        }
     }
 }
 

@@ -42,7 +42,8 @@ enum class ConvSchema {
 
 // Parses [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups,
 // (the schema's extras,) out] and records the convolution; the residual is added and the clamp
-// applied after the bias.
+// applied after the bias. The tensors are all float32, or all float16 (stored as float16,
+// computed in float32, rounded once on the store; needs shader-f16).
 void record_convolution(Recorder& rec, const Args& args, ConvSchema schema);
 
 }  // namespace wgx::ops

@@ -30,13 +30,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         }
         let row = (plane + u32(iy)) * params.W_in;
         for (var kw = 0u; kw < params.kW; kw++) {
-            let wv = w[w_base + kh * params.kW + kw];
+            let wv = f32(w[w_base + kh * params.kW + kw]);
             let ix0 = i32(ox0 * params.stride_w + kw * params.dil_w) - i32(params.pad_w);
             var xv = vec4<f32>(0.0);
             for (var j = 0u; j < 4u; j++) {
                 let ix = ix0 + i32(j * params.stride_w);
                 if (ix >= 0 && ix < W_in) {
-                    xv[j] = x[row + u32(ix)];
+                    xv[j] = f32(x[row + u32(ix)]);
                 }
             }
             acc = fma(xv, vec4<f32>(wv), acc);
@@ -46,7 +46,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
     let out_row = ((n * params.C_out + co) * params.H_out + oy) * params.W_out;
     for (var j = 0u; j < 4u; j++) {
         if (ox0 + j < params.W_out) {
-            out[out_row + ox0 + j] = epilogue(acc[j], co);
+            let at = out_row + ox0 + j;
+            out[at] = S(epilogue(acc[j], co, at));
         }
     }
 }

@@ -65,7 +65,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
             let row = (plane + u32(iy)) * params.W_in;
             for (var kw = 0u; kw < params.kW; kw++) {
                 let wi = wc + vec4<u32>(kh * params.kW + kw);
-                let wv = vec4<f32>(w[wi.x], w[wi.y], w[wi.z], w[wi.w]);
+                let wv = vec4<f32>(f32(w[wi.x]), f32(w[wi.y]), f32(w[wi.z]), f32(w[wi.w]));
                 for (var j = 0u; j < 4u; j++) {
                     var ix: i32;
                     if (TRANSPOSED) {
@@ -79,7 +79,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
                              i32(params.pad_w);
                     }
                     if (ix >= 0 && ix < W_in) {
-                        acc[j] = fma(vec4<f32>(x[row + u32(ix)]), wv, acc[j]);
+                        acc[j] = fma(vec4<f32>(f32(x[row + u32(ix)])), wv, acc[j]);
                     }
                 }
             }
@@ -96,8 +96,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
             if (ch >= co_end) {
                 break;
             }
-            out[((n * params.C_out + ch) * params.H_out + oy) * params.W_out + ox] =
-                epilogue(acc[j][c], ch);
+            let at = ((n * params.C_out + ch) * params.H_out + oy) * params.W_out + ox;
+            out[at] = S(epilogue(acc[j][c], ch, at));
         }
     }
 }

@@ -14,6 +14,7 @@ namespace {
 class ConvAddClamp final : public Op {
   public:
     std::string_view name() const override { return "wgx.conv_add_clamp.default"; }
+    bool accepts_float16() const override { return true; }
     void record(Recorder& rec, const Args& args) const override {
         record_convolution(rec, args, ConvSchema::residual_clamp);
     }

@@ -11,6 +11,7 @@ namespace {
 class ConvWithClamp final : public Op {
   public:
     std::string_view name() const override { return "et_vk.conv_with_clamp.default"; }
+    bool accepts_float16() const override { return true; }
     void record(Recorder& rec, const Args& args) const override {
         record_convolution(rec, args, ConvSchema::clamp);
     }

@@ -10,6 +10,7 @@ namespace {
 class Convolution final : public Op {
   public:
     std::string_view name() const override { return "aten.convolution.default"; }
+    bool accepts_float16() const override { return true; }
     void record(Recorder& rec, const Args& args) const override {
         record_convolution(rec, args, ConvSchema::plain);
     }
