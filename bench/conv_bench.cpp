@@ -71,14 +71,15 @@ constexpr double kConvTolerance = 1e-4;
 }  // namespace
 
 void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& filter,
-                std::vector<Result>& rows) {
+                DType dtype, std::vector<Result>& rows) {
+    const double element = dtype == DType::f16 ? 2.0 : 4.0;
     for (const ConvCase& c : kCases) {
         const int64_t ho = (c.h + 2 * c.pad - c.k) / c.stride + 1;
         const int64_t wo = (c.w + 2 * c.pad - c.k) / c.stride + 1;
         Result r;
         r.group = "conv";
-        r.name = fmt::format("conv {} {}->{} {}x{} ({})", kind(c), c.c_in, c.c_out, c.h, c.w,
-                             c.where);
+        r.name = fmt::format("conv {} {}->{} {}x{}{} ({})", kind(c), c.c_in, c.c_out, c.h, c.w,
+                             dtype_suffix(dtype), c.where);
         if (!filter.empty() && r.name.find(filter) == std::string::npos) continue;
         fmt::print(stderr, "  {}\n", r.name);
 
@@ -86,14 +87,14 @@ void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& 
         std::vector<float> in = random_values(c.c_in * c.h * c.w, 31);
         std::vector<float> w = random_values(c.c_out * cin_g * c.k * c.k, 32);
         std::vector<float> bias = random_values(c.c_out, 33);
-        Tensor tin = ctx.tensor(DType::f32, {1, c.c_in, c.h, c.w}).set_data(in);
-        Tensor tw = ctx.tensor(DType::f32, {c.c_out, cin_g, c.k, c.k}).set_data(w);
-        Tensor tb = ctx.tensor(DType::f32, {c.c_out}).set_data(bias);
-        Tensor tout = ctx.tensor(DType::f32, {1, c.c_out, ho, wo});
-        tout.set_data(std::vector<float>(c.c_out * ho * wo, NAN));  // unwritten outputs fail
+        // (float16: rounded in place, so the reference uses what the GPU reads)
+        Tensor tin = upload(ctx, dtype, {1, c.c_in, c.h, c.w}, in);
+        Tensor tw = upload(ctx, dtype, {c.c_out, cin_g, c.k, c.k}, w);
+        Tensor tb = upload(ctx, dtype, {c.c_out}, bias);
+        Tensor tout = poisoned(ctx, dtype, {1, c.c_out, ho, wo});  // unwritten outputs fail
 
         r.flops = 2.0 * double(c.c_out * ho * wo) * double(cin_g * c.k * c.k);
-        r.bytes = 4.0 * double(in.size() + w.size() + bias.size() + c.c_out * ho * wo);
+        r.bytes = element * double(in.size() + w.size() + bias.size() + c.c_out * ho * wo);
         const std::vector<int64_t> stride{c.stride, c.stride}, pad{c.pad, c.pad}, one{1, 1},
             zero{0, 0};
         Measured m = measure(
@@ -103,13 +104,13 @@ void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& 
                            {tin, tw, tb, stride, pad, one, false, zero, c.groups, tout});
             },
             [&] {
-                std::vector<float> got = tout.get_data<float>();
+                std::vector<float> got = download(tout);
                 std::vector<double> want = reference(c, ho, wo, in, w, bias);
                 ErrorMeter meter;
                 for (size_t i = 0; i < want.size(); ++i) meter.add(got[i], want[i]);
                 r.error = meter.error();
                 r.checked = fmt::format("all {} outputs", meter.count());
-                return r.error <= kConvTolerance;
+                return r.error <= (dtype == DType::f16 ? kFloat16Tolerance : kConvTolerance);
             },
             options);
         r.ok = m.ok;

@@ -123,15 +123,17 @@ class BaselineMmOp final : public Op {
 }  // namespace
 
 void bench_gemm(Context& ctx, const MeasureOptions& options, const std::string& filter,
-                std::vector<Result>& rows) {
+                DType dtype, std::vector<Result>& rows) {
+    const double element = dtype == DType::f16 ? 2.0 : 4.0;
     for (const GemmCase& g : kCases) {
         const std::string op_name = g.op;
         const bool linear = op_name == "linear", bmm = op_name == "bmm";
         Result r;
         r.group = "gemm";
-        r.name = bmm ? fmt::format("bmm {}x{}x{}x{} ({})", g.batch, g.M, g.K, g.N, g.where)
-                     : fmt::format("{} {}x{}x{}{} ({})", g.op, g.M, g.K, g.N,
-                                   linear ? "+bias" : "", g.where);
+        r.name = bmm ? fmt::format("bmm {}x{}x{}x{}{} ({})", g.batch, g.M, g.K, g.N,
+                                   dtype_suffix(dtype), g.where)
+                     : fmt::format("{} {}x{}x{}{}{} ({})", g.op, g.M, g.K, g.N,
+                                   linear ? "+bias" : "", dtype_suffix(dtype), g.where);
         if (!filter.empty() && r.name.find(filter) == std::string::npos) continue;
         fmt::print(stderr, "  {}\n", r.name);
 
@@ -141,14 +143,14 @@ void bench_gemm(Context& ctx, const MeasureOptions& options, const std::string& 
         Shape sa = bmm ? Shape{g.batch, g.M, g.K} : Shape{g.M, g.K};
         Shape sb = bmm ? Shape{g.batch, g.K, g.N} : linear ? Shape{g.N, g.K} : Shape{g.K, g.N};
         Shape sc = bmm ? Shape{g.batch, g.M, g.N} : Shape{g.M, g.N};
-        Tensor ta = ctx.tensor(DType::f32, sa).set_data(a);
-        Tensor tb = ctx.tensor(DType::f32, sb).set_data(b);
-        Tensor tbias = ctx.tensor(DType::f32, {g.N}).set_data(bias);
-        Tensor tc = ctx.tensor(DType::f32, sc);
-        tc.set_data(std::vector<float>(g.batch * g.M * g.N, NAN));  // unwritten outputs fail
+        // (float16: a, b and bias are rounded in place, so the reference uses what the GPU reads)
+        Tensor ta = upload(ctx, dtype, sa, a);
+        Tensor tb = upload(ctx, dtype, sb, b);
+        Tensor tbias = upload(ctx, dtype, {g.N}, bias);
+        Tensor tc = poisoned(ctx, dtype, sc);  // unwritten outputs fail
 
         r.flops = 2.0 * g.batch * g.M * g.N * g.K;
-        r.bytes = 4.0 * (a.size() + b.size() + g.batch * g.M * g.N + (linear ? g.N : 0));
+        r.bytes = element * (a.size() + b.size() + g.batch * g.M * g.N + (linear ? g.N : 0));
         std::function<void()> record;
         if (linear) {
             record = [&] { ctx.record(op("aten.linear.default"), {ta, tb, tbias, tc}); };
@@ -161,8 +163,8 @@ void bench_gemm(Context& ctx, const MeasureOptions& options, const std::string& 
         Measured m = measure(
             ctx, record,
             [&] {
-                check.run(tc.get_data<float>(), r);
-                return r.error <= kGemmTolerance;
+                check.run(download(tc), r);
+                return r.error <= (dtype == DType::f16 ? kFloat16Tolerance : kGemmTolerance);
             },
             options);
         r.ok = m.ok;

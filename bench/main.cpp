@@ -1,5 +1,7 @@
 // wgx_microbench: device ceilings, GEMM and convolution micro-benchmarks on one adapter.
 //   wgx_microbench [--adapter A] [--json | --json-out FILE] [--only TEXT] [--groups ceiling,gemm,conv]
+//                  [--dtype f32,f16]   GEMM and convolution cases per tensor type (f16: float16
+//                                      storage, float32 arithmetic; needs shader-f16)
 //   wgx_microbench --sweep [--sweep-shapes 4096,1024]     every GEMM tile variant, best per shape
 //   wgx_microbench --list-variants | --dump-wgsl VARIANT    the GEMM variants and their WGSL
 // Every kernel's output is compared with a CPU reference before it is timed; a case that does
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
     std::string only, dump_variant, json_out;
     std::vector<std::string> groups{"ceiling", "gemm", "conv"};
     std::vector<std::string> sweep_shapes{"4096", "1024"};
+    std::vector<std::string> dtypes{"f32"};
     std::vector<uint32_t> sweep_splits{0};
     app.add_option("--adapter", device.adapter,
                    "Adapter: auto, discrete, integrated, cpu, an index or part of a name");
@@ -46,6 +49,10 @@ int main(int argc, char** argv) {
     app.add_option("--groups", groups, "Which groups: ceiling, gemm, conv")->delimiter(',')
         ->capture_default_str();
     app.add_option("--only", only, "Only GEMM/conv cases whose name contains this text");
+    app.add_option("--dtype", dtypes,
+                   "Tensor types of the GEMM and conv cases: f32, f16 (float16 storage, float32 "
+                   "arithmetic)")
+        ->delimiter(',')->capture_default_str()->check(CLI::IsMember({"f32", "f16"}));
     app.add_flag("--sweep", sweep, "Time every GEMM tile variant (and the kernel before them) per problem");
     app.add_option("--sweep-shapes", sweep_shapes,
                    "Problems of --sweep: S (square), MxKxN or BxMxKxN (batched)")
@@ -101,13 +108,25 @@ int main(int argc, char** argv) {
             for (const auto& text : sweep_shapes) shapes.push_back(wgx::bench::parse_sweep_shape(text));
             wgx::bench::sweep_gemm(ctx, measure, shapes, sweep_splits, rows);
         } else {
+            std::vector<wgx::DType> types;
+            for (const auto& d : dtypes) {
+                types.push_back(d == "f16" ? wgx::DType::f16 : wgx::DType::f32);
+            }
+            if (has(dtypes, "f16") && !ctx.device_info().features.shader_f16) {
+                throw wgx::InvalidArgument("--dtype f16 needs the adapter's shader-f16 feature, "
+                                           "which this device lacks");
+            }
             if (has(groups, "gemm")) {
-                fmt::print(stderr, "GEMM\n");
-                wgx::bench::bench_gemm(ctx, measure, only, rows);
+                for (wgx::DType t : types) {
+                    fmt::print(stderr, "GEMM{}\n", wgx::bench::dtype_suffix(t));
+                    wgx::bench::bench_gemm(ctx, measure, only, t, rows);
+                }
             }
             if (has(groups, "conv")) {
-                fmt::print(stderr, "convolution\n");
-                wgx::bench::bench_conv(ctx, measure, only, rows);
+                for (wgx::DType t : types) {
+                    fmt::print(stderr, "convolution{}\n", wgx::bench::dtype_suffix(t));
+                    wgx::bench::bench_conv(ctx, measure, only, t, rows);
+                }
             }
         }
         const auto report = wgx::bench::to_json(ctx.device_info(), ceilings, rows);

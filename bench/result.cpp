@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "base/half.h"
+
 namespace wgx::bench {
 
 std::vector<float> random_values(size_t n, uint64_t seed) {
@@ -21,6 +23,37 @@ std::vector<float> random_values(size_t n, uint64_t seed) {
     }
     return v;
 }
+
+Tensor upload(Context& ctx, DType dtype, const Shape& shape, std::vector<float>& values) {
+    if (dtype != DType::f16) return ctx.tensor(dtype, shape).set_data(values);
+    std::vector<uint16_t> h(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+        h[i] = float_to_half(values[i]);
+        values[i] = half_to_float(h[i]);
+    }
+    return ctx.tensor(dtype, shape).set_data(h);
+}
+
+Tensor poisoned(Context& ctx, DType dtype, const Shape& shape) {
+    Tensor t = ctx.tensor(dtype, shape);
+    size_t n = 1;
+    for (int64_t d : shape) n *= size_t(d);
+    if (dtype == DType::f16) {
+        t.set_data(std::vector<uint16_t>(n, 0x7e00));
+    } else {
+        t.set_data(std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()));
+    }
+    return t;
+}
+
+std::vector<float> download(const Tensor& t) {
+    if (t.dtype() != DType::f16) return t.get_data<float>();
+    std::vector<float> v;
+    for (uint16_t h : t.get_data<uint16_t>()) v.push_back(half_to_float(h));
+    return v;
+}
+
+const char* dtype_suffix(DType dtype) { return dtype == DType::f16 ? " f16" : ""; }
 
 std::string kernel_names(const std::vector<std::string>& labels) {
     std::string out;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "measure.h"
+#include "wgx/context.h"
 
 namespace wgx::bench {
 
@@ -35,6 +36,19 @@ struct Ceilings {
 // Uniform values in [-1, 1) without zeros (zeros hide unwritten outputs), from a seed. Fast
 // enough for the 16M-element operands of the largest GEMM.
 std::vector<float> random_values(size_t n, uint64_t seed);
+
+// Float16 cases: a tensor of `dtype` holding `values`. For float16 the values are rounded to
+// float16 in place first, so the CPU reference sees exactly what the GPU reads.
+Tensor upload(Context& ctx, DType dtype, const Shape& shape, std::vector<float>& values);
+// A tensor of `dtype` filled with NaN (an unwritten output fails its check).
+Tensor poisoned(Context& ctx, DType dtype, const Shape& shape);
+// A float32 or float16 tensor's values as floats.
+std::vector<float> download(const Tensor& t);
+// " f16" for float16 rows, "" for float32.
+const char* dtype_suffix(DType dtype);
+// The reference tolerance of a float16 output (ErrorMeter's measure): its single rounding to
+// float16 is at most 2^-11 of the largest output, float32 accumulation adds far less.
+inline constexpr double kFloat16Tolerance = 1e-3;
 
 // "gemm 128x128/k8/8x8, ..." from dispatch labels ("aten.mm.default/gemm 128x128/k8/8x8"): the
 // op prefix is dropped because the pipeline cache keeps the label of the first op that compiled
