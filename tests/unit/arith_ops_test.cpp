@@ -1,7 +1,9 @@
 // sub, div (and its rounding modes), maximum/minimum, pow, the .Scalar forms, comparisons
-// (bool output packed four per word) and where, against float64 references.
+// (bool output packed four per word) and where, against float64 references; float32 and
+// float16 tensors.
 #include <functional>
 
+#include "half_test_util.h"
 #include "ops/common/broadcast.h"
 #include "test_util.h"
 
@@ -85,6 +87,89 @@ TEST(ArithOps, TensorFormsMatchReference) {
     check("aten.minimum.default", [](double x, double y) { return std::min(x, y); });
     check("aten.pow.Tensor_Tensor", [](double x, double y) { return std::pow(x, y); },
           {}, 2e-6);
+}
+
+// float16 tensors: inputs rounded to float16 on the host, the reference in float64 on the rounded
+// values. The kernels compute in f32 and round once on store, so each output is within the f32
+// error of the float32 test (`err`, relative to max(1, |want|)) plus one float16 rounding
+// (half_close: 2^-11 relative, 2^-24 absolute).
+void expect_half_close(const std::vector<float>& got, const std::vector<double>& want, double err,
+                       const std::string& what) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_TRUE(half_close(got[i], want[i], err * std::max(1.0, std::abs(want[i]))))
+            << what << " float16 at " << i << ": got " << got[i] << " want " << want[i];
+    }
+}
+
+std::vector<float> run_half(const std::string& name, const std::vector<Tensor>& inputs,
+                            std::vector<Arg> extra, const Shape& out_shape) {
+    Tensor out = half_output(out_shape);
+    std::vector<Arg> args(inputs.begin(), inputs.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(out);
+    ctx().reset();
+    ctx().record(op(name), args);
+    ctx().submit();
+    auto r = read_half(out);
+    ctx().reset();
+    return r;
+}
+
+TEST(ArithOps, Float16TensorFormsMatchReference) {
+    for (auto [sa, sb] : std::vector<std::pair<Shape, Shape>>{{{3, 1, 7}, {5, 1}}, {{33}, {33}}}) {
+        auto a = round_to_half(random_floats(numel(sa), 51));
+        auto b = random_floats(numel(sb), 52);
+        for (auto& x : b) x += (x >= 0 ? 0.5f : -0.5f);  // keep divisors away from 0
+        b = round_to_half(b);
+        Shape so = *ops::broadcast_shapes(sa, sb);
+        Tensor ta = half_tensor(sa, a), tb = half_tensor(sb, b);
+        auto check = [&](const std::string& name, const Fn2& f, std::vector<Arg> extra = {},
+                         double err = 1e-6) {
+            expect_half_close(run_half(name, {ta, tb}, extra, so),
+                              broadcast_ref(sa, widen(a), sb, widen(b), so, f), err,
+                              name + " " + shape_string(so));
+        };
+        check("aten.sub.Tensor", [](double x, double y) { return x - 2.5 * y; }, {2.5});
+        check("aten.div.Tensor", [](double x, double y) { return x / y; });
+        check("aten.div.Tensor_mode", [](double x, double y) { return std::trunc(x / y); },
+              {std::string("trunc")});
+        check("aten.div.Tensor_mode", [](double x, double y) { return std::floor(x / y); },
+              {std::string("floor")});
+        check("aten.maximum.default", [](double x, double y) { return std::max(x, y); });
+        check("aten.minimum.default", [](double x, double y) { return std::min(x, y); });
+        check("aten.pow.Tensor_Tensor", [](double x, double y) { return std::pow(x, y); }, {},
+              2e-6);
+    }
+}
+
+TEST(ArithOps, Float16ScalarFormsMatchReference) {
+    auto a = round_to_half(random_floats(37, 53));
+    Tensor ta = half_tensor({37}, a);
+    auto check = [&](const std::string& name, std::vector<Arg> extra,
+                     std::function<double(double)> f) {
+        std::vector<double> want;
+        for (float x : a) want.push_back(f(x));
+        expect_half_close(run_half(name, {ta}, extra, {37}), want, 2e-6, name);
+    };
+    check("aten.add.Scalar", {1.25, 2.0}, [](double x) { return x + 2.5; });
+    check("aten.sub.Scalar", {1.25, int64_t(1)}, [](double x) { return x - 1.25; });
+    check("aten.rsub.Scalar", {1.0, 3.0}, [](double x) { return 1.0 - 3.0 * x; });
+    check("aten.mul.Scalar", {-0.3}, [](double x) { return -0.3 * x; });
+    check("aten.div.Scalar", {3.0}, [](double x) { return x / 3.0; });
+    check("aten.pow.Tensor_Scalar", {int64_t(3)}, [](double x) { return x * x * x; });
+    check("aten.pow.Tensor_Scalar", {0.5}, [](double x) { return x < 0 ? NAN : std::sqrt(x); });
+}
+
+TEST(ArithOps, Float16MaximumPropagatesNaN) {
+    Tensor x = half_tensor({3}, {1.f, std::nanf(""), 3.f});
+    Tensor y = half_tensor({3}, {std::nanf(""), 2.f, -3.f});
+    auto mx = run_half("aten.maximum.default", {x, y}, {}, {3});
+    auto mn = run_half("aten.minimum.default", {x, y}, {}, {3});
+    EXPECT_TRUE(std::isnan(mx[0]) && std::isnan(mx[1]));
+    EXPECT_EQ(mx[2], 3.f);
+    EXPECT_TRUE(std::isnan(mn[0]) && std::isnan(mn[1]));
+    EXPECT_EQ(mn[2], -3.f);
 }
 
 TEST(ArithOps, PowHandlesNegativeBasesAndZero) {
@@ -190,6 +275,35 @@ TEST(CompareOps, BoolOutputsMatchAtEveryPackingOffset) {
     }
 }
 
+// float16 operands compare exactly (every half is a float); the .Scalar forms compare with the
+// scalar as a float32, like the float32 graph the float16 program was made from.
+TEST(CompareOps, Float16InputsWithBroadcast) {
+    const Shape sa{3, 1, 7}, sb{5, 1}, so{3, 5, 7};
+    auto ai = random_ints(numel(sa), 17, -3, 3), bi = random_ints(numel(sb), 18, -3, 3);
+    std::vector<float> a(ai.begin(), ai.end()), b(bi.begin(), bi.end());  // many ties
+    a[0] = 0.3f;  // not a half: stored as 0.30004883, so above the scalar 0.3
+    a = round_to_half(a);
+    Tensor ta = half_tensor(sa, a), tb = half_tensor(sb, b);
+    auto want = broadcast_ref(sa, widen(a), sb, widen(b), so,
+                              [](double x, double y) { return double(x <= y); });
+    Tensor out = ctx().tensor(DType::boolean, so);
+    Tensor outs = ctx().tensor(DType::boolean, sa);
+    Tensor outn = ctx().tensor(DType::boolean, sa);
+    ctx().reset();
+    ctx().record(op("aten.le.Tensor"), {ta, tb, out});
+    ctx().record(op("aten.gt.Scalar"), {ta, 0.3, outs});
+    ctx().record(op("aten.logical_not.default"), {ta, outn});
+    ctx().submit();
+    auto got = out.get_data<uint8_t>();
+    for (int64_t i = 0; i < numel(so); ++i) ASSERT_EQ(got[i], want[i]) << "le at " << i;
+    auto got_s = outs.get_data<uint8_t>(), got_n = outn.get_data<uint8_t>();
+    for (int64_t i = 0; i < numel(sa); ++i) {
+        ASSERT_EQ(got_s[i], double(a[i]) > double(0.3f) ? 1 : 0) << "gt.Scalar at " << i;
+        ASSERT_EQ(got_n[i], a[i] == 0 ? 1 : 0) << "logical_not at " << i;
+    }
+    ctx().reset();
+}
+
 TEST(CompareOps, BroadcastAndIntegers) {
     auto a = random_ints(15, 11, -5, 5);
     auto b = random_ints(5, 12, -5, 5);
@@ -219,6 +333,22 @@ TEST(WhereOp, SelectsWithThreeWayBroadcast) {
     auto got = out.get_data<float>();
     for (int r = 0; r < 4; ++r)
         for (int k = 0; k < 6; ++k) ASSERT_EQ(got[r * 6 + k], c[r] ? a[k] : b[r * 6 + k]) << r << "," << k;
+    ctx().reset();
+}
+
+TEST(WhereOp, Float16SelectsWithThreeWayBroadcast) {
+    const Shape sc{4, 1}, sa{1, 7}, sb{4, 7};
+    std::vector<uint8_t> c = {1, 0, 0, 1};
+    auto a = round_to_half(random_floats(7, 23)), b = round_to_half(random_floats(28, 24));
+    Tensor tc = ctx().tensor(DType::boolean, sc).set_data(c);
+    Tensor ta = half_tensor(sa, a), tb = half_tensor(sb, b);
+    Tensor out = half_output({4, 7});
+    ctx().reset();
+    ctx().record(op("aten.where.self"), {tc, ta, tb, out});
+    ctx().submit();
+    auto got = read_half(out);
+    for (int r = 0; r < 4; ++r)
+        for (int k = 0; k < 7; ++k) ASSERT_EQ(got[r * 7 + k], c[r] ? a[k] : b[r * 7 + k]) << r << "," << k;
     ctx().reset();
 }
 

@@ -1,4 +1,8 @@
-// Fill ops, logical_not, any.dim, as_strided_copy, the dim-order copies and prepack.
+// Fill ops, logical_not, any.dim, as_strided_copy, the dim-order copies and prepack; which ops
+// declare float16 and how they refuse it on a device without shader-f16.
+#include <string_view>
+
+#include "half_test_util.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -122,6 +126,27 @@ TEST(ShapeOps, AsStridedCopyGathersAndChecksBounds) {
     ctx().reset();
 }
 
+TEST(ShapeOps, Float16AsStridedCloneDimOrderAndPrepackAreExact) {
+    auto v = round_to_half(random_floats(25, 8));  // odd: the last word is half used
+    Tensor x = half_tensor({25}, v);
+    Tensor out = half_output({3, 4});
+    Tensor same = half_output({5, 5});
+    Tensor packed = half_output({5, 5});
+    Tensor square = half_tensor({5, 5}, v);
+    ctx().reset();
+    ctx().record(op("aten.as_strided_copy.default"),
+                 {x, std::vector<int64_t>{3, 4}, std::vector<int64_t>{5, 2}, int64_t(3), out});
+    ctx().record(op("dim_order_ops._clone_dim_order.default"), {square, false, Arg(), same});
+    ctx().record(op("et_vk.prepack.default"), {square, packed});
+    ctx().submit();
+    auto got = read_half(out);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 4; ++j) ASSERT_EQ(got[i * 4 + j], v[3 + i * 5 + j * 2]) << i << "," << j;
+    EXPECT_EQ(read_half(same), v);
+    EXPECT_EQ(read_half(packed), v);
+    ctx().reset();
+}
+
 TEST(ShapeOps, DimOrderCopiesAcceptOnlyTheContiguousOrder) {
     auto v = random_floats(6, 7);
     Tensor x = ctx().tensor(DType::f32, {2, 3}).set_data(v);
@@ -141,6 +166,110 @@ TEST(ShapeOps, DimOrderCopiesAcceptOnlyTheContiguousOrder) {
                               {x, false, std::vector<int64_t>{1, 0}, z}),
                  InvalidArgument);
     ctx().reset();
+}
+
+// The ops that take float16 say so (a float16 program hands them float16 tensors; the tests of
+// each family check they compute right); the ops whose arguments name their output dtype do not.
+TEST(Float16Ops, OpsDeclareWhatTheyTake) {
+    const char* takes[] = {
+        // elementwise
+        "aten.relu.default", "aten.sigmoid.default", "aten.tanh.default", "aten.silu.default",
+        "aten.hardswish.default", "aten.hardsigmoid.default", "aten.gelu.default",
+        "aten.hardtanh.default", "aten.clamp.default", "aten.leaky_relu.default",
+        "aten.exp.default", "aten.log.default", "aten.sqrt.default", "aten.rsqrt.default",
+        "aten.neg.default", "aten.abs.default", "aten.sin.default", "aten.cos.default",
+        "aten.erf.default", "aten.reciprocal.default", "aten.floor.default", "aten.ceil.default",
+        "aten.round.default", "aten.trunc.default", "aten.sign.default", "aten.add.Tensor",
+        "aten.sub.Tensor", "aten.mul.Tensor", "aten.div.Tensor", "aten.div.Tensor_mode",
+        "aten.maximum.default", "aten.minimum.default", "aten.pow.Tensor_Tensor",
+        "aten.add.Scalar", "aten.sub.Scalar", "aten.rsub.Scalar", "aten.mul.Scalar",
+        "aten.div.Scalar", "aten.pow.Tensor_Scalar", "wgx.mul_sigmoid.default",
+        "wgx.mul_hardsigmoid.default", "aten.where.self", "aten.logical_not.default",
+        "aten.eq.Tensor", "aten.ne.Scalar", "aten.lt.Tensor", "aten.le.Scalar", "aten.gt.Tensor",
+        "aten.ge.Scalar",
+        // pool, resize
+        "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default",
+        "aten.avg_pool2d.default", "aten._adaptive_avg_pool2d.default",
+        "aten.adaptive_avg_pool2d.default", "aten.upsample_bilinear2d.vec",
+        "aten.upsample_nearest2d.vec", "aten.pixel_shuffle.default",
+        // shape
+        "aten.view_copy.default", "aten._unsafe_view.default", "aten.permute_copy.default",
+        "aten.cat.default", "aten.split_copy.Tensor", "aten.split_with_sizes_copy.default",
+        "aten.slice_copy.Tensor", "aten.select_copy.int", "aten.squeeze_copy.dims",
+        "aten.squeeze_copy.default", "aten.unsqueeze_copy.default", "aten.expand_copy.default",
+        "aten.clone.default", "dim_order_ops._clone_dim_order.default", "aten.repeat.default",
+        "aten.flip.default", "aten.constant_pad_nd.default", "aten.as_strided_copy.default",
+        "aten.alias_copy.default", "aten.alias.default", "et_vk.prepack.default",
+    };
+    for (const char* name : takes) EXPECT_TRUE(op(name).accepts_float16()) << name;
+    const char* refuses[] = {
+        "aten._to_copy.default", "dim_order_ops._to_dim_order_copy.default", "aten.full.default",
+        "aten.full_like.default", "aten.zeros.default", "aten.zeros_like.default",
+        "aten.ones.default", "aten.ones_like.default", "aten.fill.Scalar",
+    };
+    for (const char* name : refuses) EXPECT_FALSE(op(name).accepts_float16()) << name;
+}
+
+// A device without shader-f16 (optional features not requested): ops whose kernels declare f16
+// refuse float16 tensors with InvalidArgument naming the op and the feature, instead of a shader
+// compilation error; the shape ops, which move 16-bit lanes as bits, still work.
+TEST(Float16Ops, WithoutShaderF16KernelsRefuseAndCopiesWork) {
+    DeviceOptions options;
+    options.request_optional_features = false;
+    Context plain = Context::create(options);
+    ASSERT_FALSE(plain.device_info().features.shader_f16);
+    using Ints = std::vector<int64_t>;
+    Tensor x = plain.tensor(DType::f16, {1, 4, 2, 3});
+    Tensor y = plain.tensor(DType::f16, {1, 4, 2, 3});
+    Tensor small = plain.tensor(DType::f16, {1, 4, 1, 1});
+    Tensor big = plain.tensor(DType::f16, {1, 4, 4, 6});
+    Tensor shuffled = plain.tensor(DType::f16, {1, 1, 4, 6});
+    Tensor mask = plain.tensor(DType::boolean, {1, 4, 2, 3});
+    struct Call {
+        const char* name;
+        std::vector<Arg> args;
+    };
+    const std::vector<Call> calls = {
+        {"aten.relu.default", {x, y}},
+        {"aten.clamp.default", {x, 0.0, 1.0, y}},
+        {"aten.add.Tensor", {x, x, y}},
+        {"wgx.mul_sigmoid.default", {x, small, y}},
+        {"aten.lt.Tensor", {x, x, mask}},
+        {"aten.gt.Scalar", {x, 0.5, mask}},
+        {"aten.where.self", {mask, x, x, y}},
+        {"aten.max_pool2d.default", {x, Ints{2, 3}, Ints{}, Ints{0, 0}, Ints{1, 1}, false, small}},
+        {"aten.avg_pool2d.default",
+         {x, Ints{2, 3}, Ints{}, Ints{0, 0}, false, true, Arg(), small}},
+        {"aten._adaptive_avg_pool2d.default", {x, Ints{1, 1}, small}},
+        {"aten.upsample_nearest2d.vec", {x, Ints{4, 6}, Arg(), big}},
+        {"aten.upsample_bilinear2d.vec", {x, Ints{4, 6}, false, Arg(), big}},
+        {"aten.pixel_shuffle.default", {big, int64_t(2), shuffled}},
+    };
+    for (const Call& c : calls) {
+        try {
+            plain.record(op(c.name), c.args);
+            ADD_FAILURE() << c.name << ": float16 accepted without shader-f16";
+        } catch (const InvalidArgument& e) {
+            std::string m = e.what();
+            EXPECT_NE(m.find(c.name), std::string::npos) << m;
+            EXPECT_NE(m.find("shader-f16"), std::string::npos) << m;
+        }
+        plain.reset();
+    }
+    // A copy works: float16 moves as bits.
+    auto v = round_to_half(random_floats(24, 9));
+    std::vector<uint16_t> bits;
+    for (float f : v) bits.push_back(float_to_half(f));
+    x.set_data(bits);
+    Tensor t = plain.tensor(DType::f16, {1, 4, 3, 2});
+    plain.record(op("aten.permute_copy.default"), {x, Ints{0, 1, 3, 2}, t});
+    plain.submit();
+    std::vector<uint16_t> got = t.get_data<uint16_t>();
+    for (int c = 0; c < 4; ++c)
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 2; ++j)
+                ASSERT_EQ(got[(c * 3 + i) * 2 + j], bits[(c * 2 + j) * 3 + i]) << c << i << j;
+    plain.destroy();
 }
 
 }  // namespace

@@ -3,12 +3,15 @@
 // wins, NaN propagates, indices h * W + w within the plane), aten.avg_pool2d (ceil_mode windows
 // past the padded edge, count_include_pad, divisor_override) and aten._adaptive_avg_pool2d,
 // with sizes 1, odd and prime, 3-D and 4-D inputs, int32 max pooling, a folded grid and bad
-// arguments. Tolerances: max pooling is exact; averages <= 1e-6 relative (a float32 sum of at
-// most a few dozen terms and one division).
+// arguments; float16 for every op. Tolerances: max pooling is exact (float16 too); averages
+// <= 1e-6 relative (a float32 sum of at most a few dozen terms and one division), and for float16
+// (inputs rounded to float16 on the host, the reference on the rounded values, sums in f32) that
+// plus one rounding of the result to float16 (half_close: 2^-11 relative, 2^-24 absolute).
 #include <cmath>
 #include <limits>
 #include <string>
 
+#include "half_test_util.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -136,6 +139,32 @@ TEST_P(PoolMax, WithIndicesIsExact) {
     ctx().reset();
 }
 
+TEST_P(PoolMax, Float16WithIndicesIsExact) {
+    const PoolCase& c = GetParam();
+    Geometry g = geometry(c, true);
+    auto x = round_to_half(random_floats(numel(c.x), 202));
+    std::vector<float> want;
+    std::vector<int64_t> want_idx;
+    max_reference(g, x, want, want_idx);
+    Tensor tx = half_tensor(c.x, x);
+    Tensor out = half_output(g.out);
+    Tensor out2 = half_output(g.out);
+    Tensor idx = ctx().tensor(DType::i64, g.out);
+    idx.set_data(std::vector<int64_t>(numel(g.out), -7));
+    auto args = max_args(c, tx);
+    args.push_back(Arg::TensorList{out, idx});
+    auto args2 = max_args(c, tx);
+    args2.push_back(out2);
+    ctx().reset();
+    ctx().record(op("aten.max_pool2d_with_indices.default"), args);
+    ctx().record(op("aten.max_pool2d.default"), args2);
+    ctx().submit();
+    EXPECT_EQ(read_half(out), want);
+    EXPECT_EQ(idx.get_data<int64_t>(), want_idx);
+    EXPECT_EQ(read_half(out2), want);
+    ctx().reset();
+}
+
 INSTANTIATE_TEST_SUITE_P(Pool, PoolMax, ::testing::ValuesIn(max_cases()),
                          [](const auto& info) { return info.param.name; });
 
@@ -184,24 +213,29 @@ TEST(PoolMax, NaNPropagatesAndInfinityIsAValue) {
     std::vector<float> x = {1, nan, 2, nan, 5, 6,  //
                             -inf, -inf, -inf, -inf, -inf, -inf,
                             3, 4, inf, 1, 2, 3};
-    Tensor tx = ctx().tensor(DType::f32, {1, 1, 3, 6}).set_data(x);
-    Tensor out = ctx().tensor(DType::f32, {1, 1, 3, 2});
-    Tensor idx = ctx().tensor(DType::i64, {1, 1, 3, 2});
-    ctx().reset();
-    ctx().record(op("aten.max_pool2d_with_indices.default"),
-                 {tx, Ints{1, 3}, Ints{1, 3}, Ints{0, 0}, Ints{1, 1}, false,
-                  Arg::TensorList{out, idx}});
-    ctx().submit();
-    auto got = out.get_data<float>();
-    EXPECT_TRUE(std::isnan(got[0]));
-    EXPECT_TRUE(std::isnan(got[1]));
-    EXPECT_EQ(got[2], -inf);
-    EXPECT_EQ(got[3], -inf);
-    EXPECT_EQ(got[4], inf);
-    EXPECT_EQ(got[5], 3.f);
-    // The last NaN of a window holds the index (each NaN replaces the running maximum).
-    EXPECT_EQ(idx.get_data<int64_t>(), (std::vector<int64_t>{1, 3, 6, 9, 14, 17}));
-    ctx().reset();
+    for (DType dt : {DType::f32, DType::f16}) {
+        const bool half = dt == DType::f16;
+        Tensor tx = half ? half_tensor({1, 1, 3, 6}, x)
+                         : ctx().tensor(DType::f32, {1, 1, 3, 6}).set_data(x);
+        Tensor out = ctx().tensor(dt, {1, 1, 3, 2});
+        Tensor idx = ctx().tensor(DType::i64, {1, 1, 3, 2});
+        ctx().reset();
+        ctx().record(op("aten.max_pool2d_with_indices.default"),
+                     {tx, Ints{1, 3}, Ints{1, 3}, Ints{0, 0}, Ints{1, 1}, false,
+                      Arg::TensorList{out, idx}});
+        ctx().submit();
+        auto got = half ? read_half(out) : out.get_data<float>();
+        EXPECT_TRUE(std::isnan(got[0])) << dtype_name(dt);
+        EXPECT_TRUE(std::isnan(got[1])) << dtype_name(dt);
+        EXPECT_EQ(got[2], -inf) << dtype_name(dt);
+        EXPECT_EQ(got[3], -inf) << dtype_name(dt);
+        EXPECT_EQ(got[4], inf) << dtype_name(dt);
+        EXPECT_EQ(got[5], 3.f) << dtype_name(dt);
+        // The last NaN of a window holds the index (each NaN replaces the running maximum).
+        EXPECT_EQ(idx.get_data<int64_t>(), (std::vector<int64_t>{1, 3, 6, 9, 14, 17}))
+            << dtype_name(dt);
+        ctx().reset();
+    }
 }
 
 // Average pooling reference with PyTorch's window and divisor rules.
@@ -264,6 +298,30 @@ TEST_P(PoolAvg, MatchesFloat64Reference) {
     ctx().reset();
 }
 
+void expect_half_close(const std::vector<float>& got, const std::vector<double>& want,
+                       double err) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_TRUE(half_close(got[i], want[i], err * std::max(1.0, std::abs(want[i]))))
+            << "at " << i << ": got " << got[i] << " want " << want[i];
+    }
+}
+
+TEST_P(PoolAvg, Float16MatchesFloat64Reference) {
+    const PoolCase& c = GetParam();
+    Geometry g = geometry(c, false);
+    auto x = round_to_half(random_floats(numel(c.x), 222));
+    Tensor tx = half_tensor(c.x, x);
+    Tensor out = half_output(g.out);
+    ctx().reset();
+    ctx().record(op("aten.avg_pool2d.default"),
+                 {tx, c.k, c.s, c.p, c.ceil_mode, c.count_include_pad,
+                  c.divisor ? Arg(*c.divisor) : Arg(std::nullopt), out});
+    ctx().submit();
+    expect_half_close(read_half(out), avg_reference(c, g, x), 1e-6);
+    ctx().reset();
+}
+
 INSTANTIATE_TEST_SUITE_P(Pool, PoolAvg, ::testing::ValuesIn(avg_cases()),
                          [](const auto& info) { return info.param.name; });
 
@@ -276,14 +334,14 @@ void PrintTo(const AdaptiveCase& c, std::ostream* os) { *os << c.name; }
 
 class PoolAdaptive : public ::testing::TestWithParam<AdaptiveCase> {};
 
-TEST_P(PoolAdaptive, MatchesFloat64Reference) {
-    const AdaptiveCase& c = GetParam();
+// PyTorch's adaptive average pooling of `x` (shape c.x) in float64; `os` gets the output shape.
+std::vector<double> adaptive_reference(const AdaptiveCase& c, const std::vector<float>& x,
+                                       Shape& os) {
     int r = int(c.x.size());
     int64_t H = c.x[r - 2], W = c.x[r - 1], planes = numel(c.x) / (H * W);
     int64_t Ho = c.size[0], Wo = c.size.size() > 1 ? c.size[1] : c.size[0];
-    Shape os = c.x;
+    os = c.x;
     os[r - 2] = Ho, os[r - 1] = Wo;
-    auto x = random_floats(numel(c.x), 231);
     std::vector<double> want(planes * Ho * Wo);
     for (int64_t pl = 0; pl < planes; ++pl)
         for (int64_t oy = 0; oy < Ho; ++oy)
@@ -297,6 +355,14 @@ TEST_P(PoolAdaptive, MatchesFloat64Reference) {
                     for (int64_t ix = x0; ix < x1; ++ix) sum += x[(pl * H + iy) * W + ix];
                 want[(pl * Ho + oy) * Wo + ox] = sum / double((y1 - y0) * (x1 - x0));
             }
+    return want;
+}
+
+TEST_P(PoolAdaptive, MatchesFloat64Reference) {
+    const AdaptiveCase& c = GetParam();
+    auto x = random_floats(numel(c.x), 231);
+    Shape os;
+    std::vector<double> want = adaptive_reference(c, x, os);
     Tensor tx = ctx().tensor(DType::f32, c.x).set_data(x);
     Tensor out = ctx().tensor(DType::f32, os);
     Tensor out2 = ctx().tensor(DType::f32, os);
@@ -308,6 +374,20 @@ TEST_P(PoolAdaptive, MatchesFloat64Reference) {
     ctx().submit();
     EXPECT_LE(max_rel_error(out.get_data<float>(), want), 1e-6);
     EXPECT_LE(max_rel_error(out2.get_data<float>(), want), 1e-6);
+    ctx().reset();
+}
+
+TEST_P(PoolAdaptive, Float16MatchesFloat64Reference) {
+    const AdaptiveCase& c = GetParam();
+    auto x = round_to_half(random_floats(numel(c.x), 232));
+    Shape os;
+    std::vector<double> want = adaptive_reference(c, x, os);
+    Tensor tx = half_tensor(c.x, x);
+    Tensor out = half_output(os);
+    ctx().reset();
+    ctx().record(op("aten._adaptive_avg_pool2d.default"), {tx, c.size, out});
+    ctx().submit();
+    expect_half_close(read_half(out), want, 1e-6);
     ctx().reset();
 }
 

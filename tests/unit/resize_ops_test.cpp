@@ -3,10 +3,14 @@
 // 1 / scale_factor rather than in / out), aten.upsample_bilinear2d.vec (both align_corners
 // modes, size or scale; float32 index math as PyTorch, float64 blend; tolerance 1e-6
 // relative) and aten.pixel_shuffle.default (exact, float32 and int32), with sizes 1, odd and
-// prime, up- and downsampling, a folded grid and bad arguments.
+// prime, up- and downsampling, a folded grid and bad arguments. Float16 for every op: nearest
+// and pixel shuffle stay exact; bilinear (inputs rounded to float16 on the host, the reference
+// on the rounded values, the blend in f32) gets 1e-6 plus one rounding of the result to float16
+// (half_close: 2^-11 relative, 2^-24 absolute).
 #include <cmath>
 #include <string>
 
+#include "half_test_util.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -64,11 +68,9 @@ const std::vector<ResizeCase>& cases() {
 
 class ResizeNearest : public ::testing::TestWithParam<ResizeCase> {};
 
-TEST_P(ResizeNearest, IsExact) {
-    const ResizeCase& c = GetParam();
+std::vector<float> nearest_reference(const ResizeCase& c, const std::vector<float>& x) {
     const int64_t N = c.x[0], C = c.x[1], H = c.x[2], W = c.x[3];
     const int64_t Ho = out_side(c, 0), Wo = out_side(c, 1);
-    auto x = random_floats(numel(c.x), 301);
     std::vector<float> want(N * C * Ho * Wo);
     const float rh = ratio(c, 0, H, Ho), rw = ratio(c, 1, W, Wo);
     for (int64_t p = 0; p < N * C; ++p)
@@ -76,13 +78,34 @@ TEST_P(ResizeNearest, IsExact) {
             for (int64_t xx = 0; xx < Wo; ++xx)
                 want[(p * Ho + y) * Wo + xx] =
                     x[(p * H + nearest_src(y, H, Ho, rh)) * W + nearest_src(xx, W, Wo, rw)];
+    return want;
+}
+
+Shape out_shape(const ResizeCase& c) { return {c.x[0], c.x[1], out_side(c, 0), out_side(c, 1)}; }
+
+TEST_P(ResizeNearest, IsExact) {
+    const ResizeCase& c = GetParam();
+    auto x = random_floats(numel(c.x), 301);
+    std::vector<float> want = nearest_reference(c, x);
     Tensor tx = ctx().tensor(DType::f32, c.x).set_data(x);
-    Tensor out = ctx().tensor(DType::f32, {N, C, Ho, Wo});
+    Tensor out = ctx().tensor(DType::f32, out_shape(c));
     poison(out);
     ctx().reset();
     ctx().record(op("aten.upsample_nearest2d.vec"), {tx, size_arg(c), scales_arg(c), out});
     ctx().submit();
     EXPECT_EQ(out.get_data<float>(), want);
+    ctx().reset();
+}
+
+TEST_P(ResizeNearest, Float16IsExact) {
+    const ResizeCase& c = GetParam();
+    auto x = round_to_half(random_floats(numel(c.x), 302));
+    Tensor tx = half_tensor(c.x, x);
+    Tensor out = half_output(out_shape(c));
+    ctx().reset();
+    ctx().record(op("aten.upsample_nearest2d.vec"), {tx, size_arg(c), scales_arg(c), out});
+    ctx().submit();
+    EXPECT_EQ(read_half(out), nearest_reference(c, x));
     ctx().reset();
 }
 
@@ -153,12 +176,9 @@ void PrintTo(const BilinearCase& c, std::ostream* os) {
 
 class ResizeBilinear : public ::testing::TestWithParam<BilinearCase> {};
 
-TEST_P(ResizeBilinear, MatchesFloat64Reference) {
-    const ResizeCase& c = GetParam().c;
-    const bool ac = GetParam().align_corners;
+std::vector<double> bilinear_reference(const ResizeCase& c, bool ac, const std::vector<float>& x) {
     const int64_t N = c.x[0], C = c.x[1], H = c.x[2], W = c.x[3];
     const int64_t Ho = out_side(c, 0), Wo = out_side(c, 1);
-    auto x = random_floats(numel(c.x), 321);
     std::vector<double> want(N * C * Ho * Wo);
     const float rh = ratio(c, 0, H, Ho), rw = ratio(c, 1, W, Wo);
     for (int64_t p = 0; p < N * C; ++p)
@@ -170,13 +190,39 @@ TEST_P(ResizeBilinear, MatchesFloat64Reference) {
                 double bottom = (1 - lx.l1) * at(ly.i1, lx.i0) + lx.l1 * at(ly.i1, lx.i1);
                 want[(p * Ho + y) * Wo + xx] = (1 - ly.l1) * top + ly.l1 * bottom;
             }
+    return want;
+}
+
+TEST_P(ResizeBilinear, MatchesFloat64Reference) {
+    const ResizeCase& c = GetParam().c;
+    const bool ac = GetParam().align_corners;
+    auto x = random_floats(numel(c.x), 321);
     Tensor tx = ctx().tensor(DType::f32, c.x).set_data(x);
-    Tensor out = ctx().tensor(DType::f32, {N, C, Ho, Wo});
+    Tensor out = ctx().tensor(DType::f32, out_shape(c));
     poison(out);
     ctx().reset();
     ctx().record(op("aten.upsample_bilinear2d.vec"), {tx, size_arg(c), ac, scales_arg(c), out});
     ctx().submit();
-    EXPECT_LE(max_rel_error(out.get_data<float>(), want), 1e-6);
+    EXPECT_LE(max_rel_error(out.get_data<float>(), bilinear_reference(c, ac, x)), 1e-6);
+    ctx().reset();
+}
+
+TEST_P(ResizeBilinear, Float16MatchesFloat64Reference) {
+    const ResizeCase& c = GetParam().c;
+    const bool ac = GetParam().align_corners;
+    auto x = round_to_half(random_floats(numel(c.x), 322));
+    Tensor tx = half_tensor(c.x, x);
+    Tensor out = half_output(out_shape(c));
+    ctx().reset();
+    ctx().record(op("aten.upsample_bilinear2d.vec"), {tx, size_arg(c), ac, scales_arg(c), out});
+    ctx().submit();
+    auto got = read_half(out);
+    auto want = bilinear_reference(c, ac, x);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_TRUE(half_close(got[i], want[i], 1e-6 * std::max(1.0, std::abs(want[i]))))
+            << "at " << i << ": got " << got[i] << " want " << want[i];
+    }
     ctx().reset();
 }
 
@@ -225,7 +271,7 @@ TEST_P(ResizePixelShuffle, IsExact) {
     const int64_t batch = numel(c.x) / (C * r * r * H * W);
     Shape os = c.x;
     os[rank - 3] = C, os[rank - 2] = H * r, os[rank - 1] = W * r;
-    for (DType dt : {DType::f32, DType::i32}) {
+    for (DType dt : {DType::f32, DType::f16, DType::i32}) {
         std::vector<float> xf = random_floats(numel(c.x), 331);
         std::vector<int32_t> xi = random_ints(numel(c.x), 332, -100000, 100000);
         Tensor tx = ctx().tensor(dt, c.x);
@@ -233,6 +279,10 @@ TEST_P(ResizePixelShuffle, IsExact) {
         if (dt == DType::f32) {
             tx.set_data(xf);
             poison(out);
+        } else if (dt == DType::f16) {
+            xf = round_to_half(xf);
+            tx = half_tensor(c.x, xf);
+            out = half_output(os);
         } else {
             tx.set_data(xi);
             out.set_data(std::vector<int32_t>(numel(os), -1));
@@ -243,6 +293,7 @@ TEST_P(ResizePixelShuffle, IsExact) {
         std::vector<float> gf;
         std::vector<int32_t> gi;
         if (dt == DType::f32) gf = out.get_data<float>();
+        else if (dt == DType::f16) gf = read_half(out);
         else gi = out.get_data<int32_t>();
         for (int64_t b = 0; b < batch; ++b)
             for (int64_t ch = 0; ch < C; ++ch)
@@ -251,8 +302,11 @@ TEST_P(ResizePixelShuffle, IsExact) {
                         int64_t src = ((b * C * r * r + ch * r * r + (y % r) * r + xx % r) * H +
                                        y / r) * W + xx / r;
                         int64_t dst = ((b * C + ch) * H * r + y) * W * r + xx;
-                        if (dt == DType::f32) ASSERT_EQ(gf[dst], xf[src]) << c.name << " " << dst;
-                        else ASSERT_EQ(gi[dst], xi[src]) << c.name << " " << dst;
+                        if (dt != DType::i32) {
+                            ASSERT_EQ(gf[dst], xf[src]) << c.name << " " << dtype_name(dt) << " " << dst;
+                        } else {
+                            ASSERT_EQ(gi[dst], xi[src]) << c.name << " " << dst;
+                        }
                     }
         ctx().reset();
     }

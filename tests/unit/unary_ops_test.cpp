@@ -1,7 +1,9 @@
 // Elementwise unary ops against float64 references: odd and prime sizes, large-magnitude inputs
-// (WGSL's exp/tanh overflow traps), int32 where supported. Tolerances are per op (atol + rtol).
+// (WGSL's exp/tanh overflow traps), int32 where supported, float16 (computed in f32, stored
+// rounded). Tolerances are per op (atol + rtol).
 #include <functional>
 
+#include "half_test_util.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -83,6 +85,30 @@ void check(const UnaryCase& c, const std::vector<float>& input, const std::strin
     ctx().reset();
 }
 
+// The same op on float16 tensors: `input` is rounded to float16 first and the reference is taken
+// on the rounded values, so the only errors are the op's f32 error (the case's atol + rtol) and
+// one rounding of the result to float16 (2^-11 relative, 2^-24 absolute near zero): half_close.
+void check_half(const UnaryCase& c, const std::vector<float>& input, const std::string& what) {
+    const int64_t n = static_cast<int64_t>(input.size());
+    const std::vector<float> rounded = round_to_half(input);
+    Tensor x = half_tensor({n}, rounded);
+    Tensor out = half_output({n});
+    std::vector<Arg> args = {x};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    args.push_back(out);
+    ctx().reset();
+    ctx().record(op(c.op), args);
+    ctx().submit();
+    auto got = read_half(out);
+    for (int64_t i = 0; i < n; ++i) {
+        double want = c.ref(double(rounded[i]));
+        ASSERT_TRUE(half_close(got[i], want, c.atol + c.rtol * std::abs(want)))
+            << c.op << " float16 " << what << " x=" << rounded[i] << " got " << got[i]
+            << " want " << want;
+    }
+    ctx().reset();
+}
+
 TEST(UnaryOps, MatchFloat64ReferenceOnRandomInputs) {
     for (const UnaryCase& c : cases()) {
         for (int64_t n : {1, 7, 1031}) {
@@ -108,6 +134,34 @@ TEST(UnaryOps, LargeMagnitudesStayFinite) {
     }
     // exp saturates to +inf like PyTorch rather than producing NaN.
     check(cases()[6], {-200.f, -50.f, 50.f, 88.f}, "exp range");
+}
+
+TEST(UnaryOps, Float16MatchesFloat64Reference) {
+    for (const UnaryCase& c : cases()) {
+        for (int64_t n : {7, 1031}) {
+            auto v = random_floats(n, 200 + n);
+            if (c.domain == UnaryCase::positive) {
+                for (auto& x : v) x = std::abs(x) + 0.01f;
+            } else {
+                for (auto& x : v) x *= 3.0f;
+            }
+            check_half(c, v, "n=" + std::to_string(n));
+        }
+    }
+}
+
+// Large float16 inputs: still finite where the result is, and exp beyond the float16 range
+// becomes +inf as in PyTorch (exp(12) = 162755 > 65504).
+TEST(UnaryOps, Float16LargeMagnitudes) {
+    std::vector<float> big = {-1e4f, -300.f, -89.f, -20.f, 20.f, 80.f, 300.f, 1e4f};
+    for (const UnaryCase& c : cases()) {
+        if (c.domain == UnaryCase::positive || c.op == "aten.sin.default" ||
+            c.op == "aten.cos.default") {
+            continue;
+        }
+        check_half(c, big, "large inputs");
+    }
+    check_half(cases()[6], {-20.f, 5.f, 11.f, 12.f}, "exp range");
 }
 
 TEST(UnaryOps, IntegerReluNegAbsAreExact) {

@@ -5,14 +5,14 @@
 #include <algorithm>
 
 #include "ops/common/broadcast.h"
+#include "ops/common/float16_support.h"
 #include "ops/common/math.wgsl.h"
-#include "ops/common/wgsl_types.h"
 #include "ops/elementwise/binary.wgsl.h"
 
 namespace wgx::ops {
 namespace {
 
-// Helpers an op's `apply` may call, in the element type: NaN-propagating max/min (PyTorch's
+// Helpers an op's `apply` may call, in the compute type T: NaN-propagating max/min (PyTorch's
 // maximum/minimum) and, for floats, common/math.wgsl.
 std::string binary_helpers(DType storage) {
     if (storage == DType::i32) {
@@ -41,11 +41,12 @@ void record_binary(Recorder& rec, const BinarySpec& spec, const Tensor& a, const
         }
     }
     DType storage = storage_dtype(a.dtype());
-    bool supported = storage == DType::f32 || (!spec.float_only && storage == DType::i32) ||
-                     (storage == DType::f16 && rec.device().features.shader_f16);
+    bool supported = storage == DType::f32 || storage == DType::f16 ||
+                     (!spec.float_only && storage == DType::i32);
     if (!supported) {
         args.fail(fmt::format("dtype {} is not supported here.", dtype_name(a.dtype())));
     }
+    expect_float16_support(rec, args, a.dtype());
     auto shape = broadcast_shapes(a.shape(), b.shape());
     if (!shape) {
         args.fail(fmt::format("shapes {} and {} are not broadcastable.", shape_string(a.shape()),
@@ -70,7 +71,8 @@ void record_binary(Recorder& rec, const BinarySpec& spec, const Tensor& a, const
     // Variant: equal shapes skip the index arithmetic.
     bool same = a.shape() == out.shape() && b.shape() == out.shape();
     uint32_t wg = rec.workgroup_size(256);
-    std::string source = wgsl_alias(a.dtype()) + binary_helpers(storage) +
+    // Float16 is computed in f32 (wgsl_storage_and_compute): one rounding per output.
+    std::string source = wgsl_storage_and_compute(a.dtype()) + binary_helpers(storage) +
                          fmt::format("fn apply(x: T, y: T) -> T {{ {} }}\n", spec.apply) +
                          std::string(wgsl::ops_elementwise_binary);
     Kernel k = rec.kernel(fmt::format("{}{}", spec.op, same ? "/same_shape" : "/broadcast"),

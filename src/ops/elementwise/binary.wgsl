@@ -1,5 +1,6 @@
 // Elementwise binary op with NumPy broadcasting up to rank 8. The op's C++ file prepends
-// `alias T = <element type>;` and `fn apply(x: T, y: T) -> T`.
+// `alias S = <element as stored>;`, `alias T = <element as computed>;` (f32 for float16) and
+// `fn apply(x: T, y: T) -> T`.
 struct Params {
     numel: u32,
     alpha: f32,
@@ -10,9 +11,9 @@ struct Params {
     b_strides: array<vec4<u32>, 2>,
 }
 
-@group(0) @binding(0) var<storage, read> a: array<T>;
-@group(0) @binding(1) var<storage, read> b: array<T>;
-@group(0) @binding(2) var<storage, read_write> out: array<T>;
+@group(0) @binding(0) var<storage, read> a: array<S>;
+@group(0) @binding(1) var<storage, read> b: array<S>;
+@group(0) @binding(2) var<storage, read_write> out: array<S>;
 @group(0) @binding(3) var<uniform> params: Params;
 
 override WG: u32 = 256;
@@ -27,7 +28,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         return;
     }
     if (SAME_SHAPE) {
-        out[i] = apply(a[i], b[i]);
+        out[i] = S(apply(T(a[i]), T(b[i])));
         return;
     }
     var rest = i;
@@ -40,5 +41,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         ia += coord * params.a_strides[d / 4][d % 4];
         ib += coord * params.b_strides[d / 4][d % 4];
     }
-    out[i] = apply(a[ia], b[ib]);
+    out[i] = S(apply(T(a[ia]), T(b[ib])));
 }

@@ -21,6 +21,7 @@ float bound(const Args& args, size_t i, const char* name, float none) {
 class Clamp final : public Op {
   public:
     std::string_view name() const override { return "aten.clamp.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(4, 4);

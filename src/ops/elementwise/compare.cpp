@@ -6,7 +6,7 @@
 
 #include "core/dispatch_geometry.h"
 #include "ops/common/broadcast.h"
-#include "ops/common/wgsl_types.h"
+#include "ops/common/float16_support.h"
 #include "ops/elementwise/compare.wgsl.h"
 
 namespace wgx::ops {
@@ -19,9 +19,10 @@ void record_compare(Recorder& rec, std::string_view op, std::string_view wgsl_op
     const bool scalar = !std::holds_alternative<Tensor>(args[1].value());
     Tensor b = scalar ? a : args.tensor(1, "other");
     DType storage = storage_dtype(a.dtype());
-    if (storage != DType::f32 && storage != DType::i32) {
+    if (storage != DType::f32 && storage != DType::f16 && storage != DType::i32) {
         args.fail(fmt::format("dtype {} is not supported.", dtype_name(a.dtype())));
     }
+    expect_float16_support(rec, args, a.dtype());
     if (!scalar && b.dtype() != a.dtype()) {
         args.fail(fmt::format("self ({}) and other ({}) must have one dtype.",
                               dtype_name(a.dtype()), dtype_name(b.dtype())));
@@ -53,7 +54,8 @@ void record_compare(Recorder& rec, std::string_view op, std::string_view wgsl_op
     std::copy(sb.begin(), sb.end(), p.b_strides);
 
     uint32_t wg = rec.workgroup_size(256);
-    std::string source = wgsl_alias(a.dtype()) +
+    // Float16 compares in f32 (exact: every half is a float), against the scalar as given.
+    std::string source = wgsl_storage_and_compute(a.dtype()) +
                          fmt::format("fn apply(x: T, y: T) -> bool {{ return x {} y; }}\n",
                                      wgsl_op) +
                          std::string(wgsl::ops_elementwise_compare);

@@ -30,6 +30,7 @@ class CompareOp final : public Op {
     constexpr CompareOp(std::string_view name, std::string_view wgsl_op)
         : name_(name), wgsl_op_(wgsl_op) {}
     std::string_view name() const override { return name_; }
+    bool accepts_float16() const override { return true; }
     void record(Recorder& rec, const Args& args) const override {
         record_compare(rec, name_, wgsl_op_, args);
     }

@@ -1,6 +1,7 @@
 // Elementwise comparison with NumPy broadcasting, writing bool: one byte per element, four
 // elements per u32 word. Each invocation writes one whole word, so no two invocations share
-// one. The op prepends `alias T = <element type>;` and `fn apply(x: T, y: T) -> bool`.
+// one. The op prepends `alias S = <element as stored>;`, `alias T = <element as compared>;`
+// (f32 for float16) and `fn apply(x: T, y: T) -> bool`.
 struct Params {
     numel: u32,
     scalar: f32,  // the other operand of the .Scalar forms
@@ -11,8 +12,8 @@ struct Params {
     b_strides: array<vec4<u32>, 2>,
 }
 
-@group(0) @binding(0) var<storage, read> a: array<T>;
-@group(0) @binding(1) var<storage, read> b: array<T>;
+@group(0) @binding(0) var<storage, read> a: array<S>;
+@group(0) @binding(1) var<storage, read> b: array<S>;
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
 @group(0) @binding(3) var<uniform> params: Params;
 
@@ -35,9 +36,9 @@ fn compare_at(i: u32) -> u32 {
     if (B_SCALAR) {
         y = T(params.scalar);
     } else {
-        y = b[ib];
+        y = T(b[ib]);
     }
-    return select(0u, 1u, apply(a[ia], y));
+    return select(0u, 1u, apply(T(a[ia]), y));
 }
 
 @compute @workgroup_size(WG)

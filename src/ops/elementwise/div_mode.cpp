@@ -12,6 +12,7 @@ namespace {
 class DivMode final : public Op {
   public:
     std::string_view name() const override { return "aten.div.Tensor_mode"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(4, 4);

@@ -11,6 +11,7 @@ namespace {
 class Gelu final : public Op {
   public:
     std::string_view name() const override { return "aten.gelu.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(2, 3);

@@ -18,6 +18,7 @@ static_assert(sizeof(LogicalParams) == 16);
 class LogicalNot final : public Op {
   public:
     std::string_view name() const override { return "aten.logical_not.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(2, 2);

@@ -8,6 +8,7 @@ namespace {
 class Mul final : public Op {
   public:
     std::string_view name() const override { return "aten.mul.Tensor"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, 3);

@@ -8,6 +8,7 @@ namespace {
 class PowScalar final : public Op {
   public:
     std::string_view name() const override { return "aten.pow.Tensor_Scalar"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, 3);

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ops/common/float16_support.h"
 #include "ops/common/math.wgsl.h"
-#include "ops/common/wgsl_types.h"
 #include "ops/elementwise/unary.wgsl.h"
 
 namespace wgx::ops {
@@ -19,13 +19,17 @@ void record_unary(Recorder& rec, const UnarySpec& spec, const Tensor& x, const T
                               shape_string(out.shape())));
     }
     DType storage = storage_dtype(x.dtype());
-    bool supported = storage == DType::f32 || (!spec.float_only && storage == DType::i32);
+    bool supported = storage == DType::f32 || storage == DType::f16 ||
+                     (!spec.float_only && storage == DType::i32);
     if (!supported) args.fail(fmt::format("dtype {} is not supported.", dtype_name(x.dtype())));
+    expect_float16_support(rec, args, x.dtype());
 
     UnaryParams p{static_cast<uint32_t>(out.numel()), p0, p1, 0};
     uint32_t wg = rec.workgroup_size(256);
-    std::string source = wgsl_alias(x.dtype()) +
-                         (storage == DType::f32 ? std::string(wgsl::ops_common_math) : "") +
+    // Float16 is computed in f32 (wgsl_storage_and_compute), so `apply` and the math helpers
+    // are the float32 ones.
+    std::string source = wgsl_storage_and_compute(x.dtype()) +
+                         (storage != DType::i32 ? std::string(wgsl::ops_common_math) : "") +
                          fmt::format("fn apply(x: T) -> T {{ {} }}\n", spec.apply) +
                          std::string(wgsl::ops_elementwise_unary);
     Kernel k = rec.kernel(spec.op, std::move(source), {{"WG", double(wg)}});

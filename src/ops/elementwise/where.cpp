@@ -1,11 +1,11 @@
 // aten.where.self: condition ? self : other, with broadcasting of all three.
-// Args: [condition (bool), self, other, out].
+// Args: [condition (bool), self, other, out]; self, other and out are float32, float16 or int32.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "ops/common/broadcast.h"
-#include "ops/common/wgsl_types.h"
+#include "ops/common/float16_support.h"
 #include "ops/elementwise/where.wgsl.h"
 #include "ops/registry.h"
 
@@ -24,6 +24,7 @@ static_assert(sizeof(WhereParams) == 144);
 class Where final : public Op {
   public:
     std::string_view name() const override { return "aten.where.self"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(4, 4);
@@ -40,9 +41,10 @@ class Where final : public Op {
                                   dtype_name(out.dtype())));
         }
         DType storage = storage_dtype(a.dtype());
-        if (storage != DType::f32 && storage != DType::i32) {
+        if (storage != DType::f32 && storage != DType::f16 && storage != DType::i32) {
             args.fail(fmt::format("dtype {} is not supported.", dtype_name(a.dtype())));
         }
+        expect_float16_support(rec, args, a.dtype());
         auto ab = broadcast_shapes(a.shape(), b.shape());
         auto shape = ab ? broadcast_shapes(c.shape(), *ab) : std::nullopt;
         if (!shape) {

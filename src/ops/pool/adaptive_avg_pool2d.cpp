@@ -1,10 +1,10 @@
 // aten._adaptive_avg_pool2d.default (alias aten.adaptive_avg_pool2d.default): average pooling
 // onto a given output size with PyTorch's windows [floor(i * in / out), ceil((i + 1) * in / out)).
-// Args: [self, output_size, out].
+// Args: [self, output_size, out]. Float32 or float16 (summed in f32).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "ops/common/wgsl_types.h"
+#include "ops/common/float16_support.h"
 #include "ops/pool/adaptive_avg_pool2d.wgsl.h"
 #include "ops/pool/pool2d.h"
 #include "ops/pool/pool_common.wgsl.h"
@@ -16,6 +16,7 @@ namespace {
 class AdaptiveAvgPool2d final : public Op {
   public:
     std::string_view name() const override { return "aten._adaptive_avg_pool2d.default"; }
+    bool accepts_float16() const override { return true; }
     std::vector<std::string_view> aliases() const override {
         return {"aten.adaptive_avg_pool2d.default"};
     }
@@ -24,9 +25,11 @@ class AdaptiveAvgPool2d final : public Op {
         args.expect_count(3, 3);
         const Tensor& x = args.tensor(0, "self");
         const Tensor& out = args.tensor(2, "out");
-        if (storage_dtype(x.dtype()) != DType::f32) {
-            args.fail(fmt::format("self must be float32, got {}.", dtype_name(x.dtype())));
+        if (storage_dtype(x.dtype()) != DType::f32 && storage_dtype(x.dtype()) != DType::f16) {
+            args.fail(fmt::format("self must be float32 or float16, got {}.",
+                                  dtype_name(x.dtype())));
         }
+        expect_float16_support(rec, args, x.dtype());
         if (out.dtype() != x.dtype()) {
             args.fail(fmt::format("out must have the dtype of self ({}), got {}.",
                                   dtype_name(x.dtype()), dtype_name(out.dtype())));

@@ -1,11 +1,11 @@
 // aten.avg_pool2d.default: average pooling with PyTorch's divisor rules.
 // Args: [self, kernel_size, stride (empty: kernel_size), padding, ceil_mode, count_include_pad,
-//        divisor_override?, out].
+//        divisor_override?, out]. Float32 or float16 (summed in f32).
 #include <fmt/format.h>
 
 #include <limits>
 
-#include "ops/common/wgsl_types.h"
+#include "ops/common/float16_support.h"
 #include "ops/pool/avg_pool2d.wgsl.h"
 #include "ops/pool/pool2d.h"
 #include "ops/pool/pool_common.wgsl.h"
@@ -17,14 +17,17 @@ namespace {
 class AvgPool2d final : public Op {
   public:
     std::string_view name() const override { return "aten.avg_pool2d.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(8, 8);
         const Tensor& x = args.tensor(0, "self");
         const Tensor& out = args.tensor(7, "out");
-        if (storage_dtype(x.dtype()) != DType::f32) {
-            args.fail(fmt::format("self must be float32, got {}.", dtype_name(x.dtype())));
+        if (storage_dtype(x.dtype()) != DType::f32 && storage_dtype(x.dtype()) != DType::f16) {
+            args.fail(fmt::format("self must be float32 or float16, got {}.",
+                                  dtype_name(x.dtype())));
         }
+        expect_float16_support(rec, args, x.dtype());
         if (out.dtype() != x.dtype()) {
             args.fail(fmt::format("out must have the dtype of self ({}), got {}.",
                                   dtype_name(x.dtype()), dtype_name(out.dtype())));

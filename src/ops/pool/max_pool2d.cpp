@@ -9,6 +9,7 @@ namespace {
 class MaxPool2d final : public Op {
   public:
     std::string_view name() const override { return "aten.max_pool2d.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(7, 7);

@@ -2,7 +2,7 @@
 // first maximum wins, NaN propagates, and the index is h * W_in + w within the input plane
 // (the first in-range tap when nothing beats the start value: -inf, or the lowest int, whose
 // bits arrive in params.divisor). The op file prepends `store_index`, which writes `indices`
-// or nothing, and `is_nan`.
+// or nothing, `is_nan`, and `start_value`, which makes a T of those bits.
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -32,7 +32,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
     }
 
     let base = plane * params.H_in * params.W_in;
-    var best = bitcast<T>(params.divisor);
+    var best = start_value(params.divisor);
     var best_index = y0 * W_in + x0;
     for (var iy = y0; iy < y1; iy += dh) {
         for (var ix = x0; ix < x1; ix += dw) {

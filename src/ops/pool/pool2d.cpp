@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/common/wgsl_types.h"
+#include "ops/common/float16_support.h"
 #include "ops/pool/max_pool2d.wgsl.h"
 #include "ops/pool/pool_common.wgsl.h"
 
@@ -105,10 +105,11 @@ void dispatch_pool(Recorder& rec, const Kernel& kernel, std::initializer_list<Bi
 void record_max_pool2d(Recorder& rec, const Args& args, const Tensor& out, const Tensor* indices) {
     const Tensor& x = args.tensor(0, "self");
     DType storage = storage_dtype(x.dtype());
-    if (storage != DType::f32 && storage != DType::i32) {
-        args.fail(fmt::format("self must be float32 or int32/int64, got {}.",
+    if (storage != DType::f32 && storage != DType::f16 && storage != DType::i32) {
+        args.fail(fmt::format("self must be float32, float16 or int32/int64, got {}.",
                               dtype_name(x.dtype())));
     }
+    expect_float16_support(rec, args, x.dtype());
     if (out.dtype() != x.dtype()) {
         args.fail(fmt::format("out must have the dtype of self ({}), got {}.",
                               dtype_name(x.dtype()), dtype_name(out.dtype())));
@@ -134,17 +135,21 @@ void record_max_pool2d(Recorder& rec, const Args& args, const Tensor& out, const
     p.stride_h = uint32_t(w.sH), p.stride_w = uint32_t(w.sW);
     p.pad_h = uint32_t(w.pH), p.pad_w = uint32_t(w.pW);
     p.dil_h = uint32_t(w.dH), p.dil_w = uint32_t(w.dW);
-    // The running maximum starts at the lowest value of T, passed as bits: -inf (WGSL has no
-    // infinite literal) or INT32_MIN.
-    p.divisor = storage == DType::f32 ? int32_t(0xff800000u) : std::numeric_limits<int32_t>::min();
+    // The running maximum starts at the lowest value of T, passed as bits: -inf as float32 bits
+    // (WGSL has no infinite literal; float16 converts it) or INT32_MIN.
+    const bool is_int = storage == DType::i32;
+    p.divisor = is_int ? std::numeric_limits<int32_t>::min() : int32_t(0xff800000u);
 
     uint32_t wg = rec.workgroup_size(128);
+    // Max and comparisons are exact in float16, so T is the stored type here.
     std::string source = wgsl_alias(x.dtype());
-    // WGSL may assume finite values in comparisons, so NaN is recognised from its bits.
-    source += storage == DType::f32
-                  ? "fn is_nan(v: T) -> bool {\n"
-                    "    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;\n}\n"
-                  : "fn is_nan(v: T) -> bool { return false; }\n";
+    // WGSL may assume finite values in comparisons, so NaN is recognised from its bits (of the
+    // value widened to f32: exact for float16).
+    source += is_int ? "fn is_nan(v: T) -> bool { return false; }\n"
+                       "fn start_value(bits: i32) -> T { return bits; }\n"
+                     : "fn is_nan(v: T) -> bool {\n"
+                       "    return (bitcast<u32>(f32(v)) & 0x7fffffffu) > 0x7f800000u;\n}\n"
+                       "fn start_value(bits: i32) -> T { return T(bitcast<f32>(bits)); }\n";
     if (indices) {
         source += "@group(0) @binding(3) var<storage, read_write> indices: array<i32>;\n"
                   "fn store_index(i: u32, v: i32) { indices[i] = v; }\n";

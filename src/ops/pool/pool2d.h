@@ -48,7 +48,8 @@ void check_pool_shapes(const Args& args, const Tensor& x, const Tensor& out, int
                        int64_t W_out, const char* out_name, PoolParams& p);
 
 // Max pooling over [self, kernel_size, stride, padding, dilation, ceil_mode, ...] into `out`
-// and, when given, the argmax `indices` (int64, stored as int32, or int32).
+// and, when given, the argmax `indices` (int64, stored as int32, or int32). self is float32,
+// float16 or int32/int64.
 void record_max_pool2d(Recorder& rec, const Args& args, const Tensor& out, const Tensor* indices);
 
 // Records one thread per output element of a pool kernel over `bindings`.

@@ -1,11 +1,11 @@
-// aten.pixel_shuffle.default: [..., C * r * r, H, W] -> [..., C, H * r, W * r] (any 32-bit
-// element type: float32, int32, int64 stored as int32).
+// aten.pixel_shuffle.default: [..., C * r * r, H, W] -> [..., C, H * r, W * r] (float32,
+// float16, int32, int64 stored as int32).
 // Args: [self, upscale_factor, out].
 #include <fmt/format.h>
 
 #include <limits>
 
-#include "ops/common/wgsl_types.h"
+#include "ops/common/float16_support.h"
 #include "ops/registry.h"
 #include "ops/resize/pixel_shuffle.wgsl.h"
 
@@ -22,16 +22,18 @@ static_assert(offsetof(PixelShuffleParams, r) == 16);
 class PixelShuffle final : public Op {
   public:
     std::string_view name() const override { return "aten.pixel_shuffle.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, 3);
         const Tensor& x = args.tensor(0, "self");
         const Tensor& out = args.tensor(2, "out");
         DType storage = storage_dtype(x.dtype());
-        if (storage != DType::f32 && storage != DType::i32) {
-            args.fail(fmt::format("self must be float32 or int32/int64, got {}.",
+        if (storage != DType::f32 && storage != DType::f16 && storage != DType::i32) {
+            args.fail(fmt::format("self must be float32, float16 or int32/int64, got {}.",
                                   dtype_name(x.dtype())));
         }
+        expect_float16_support(rec, args, x.dtype());
         if (out.dtype() != x.dtype()) {
             args.fail(fmt::format("out must have the dtype of self ({}), got {}.",
                                   dtype_name(x.dtype()), dtype_name(out.dtype())));

@@ -1,11 +1,11 @@
-// aten.upsample_bilinear2d.vec: bilinear resize of [N, C, H, W] float32, both align_corners
-// modes, with PyTorch's source-index rules (1 / scale_factor as the ratio when scale factors
-// are given).
+// aten.upsample_bilinear2d.vec: bilinear resize of [N, C, H, W] float32 or float16 (interpolated
+// in f32), both align_corners modes, with PyTorch's source-index rules (1 / scale_factor as the
+// ratio when scale factors are given).
 // Args: [input, output_size?, align_corners, scale_factors?, out]; exactly one of output_size
 // and scale_factors is given; the output size is the out tensor's, checked against it.
 #include <fmt/format.h>
 
-#include "ops/common/wgsl_types.h"
+#include "ops/common/float16_support.h"
 #include "ops/registry.h"
 #include "ops/resize/resize.h"
 #include "ops/resize/resize_common.wgsl.h"
@@ -25,14 +25,17 @@ float linear_scale(bool align_corners, double scale_factor, int64_t in, int64_t 
 class UpsampleBilinear2d final : public Op {
   public:
     std::string_view name() const override { return "aten.upsample_bilinear2d.vec"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(5, 5);
         const Tensor& x = args.tensor(0, "input");
         const Tensor& out = args.tensor(4, "out");
-        if (storage_dtype(x.dtype()) != DType::f32) {
-            args.fail(fmt::format("input must be float32, got {}.", dtype_name(x.dtype())));
+        if (storage_dtype(x.dtype()) != DType::f32 && storage_dtype(x.dtype()) != DType::f16) {
+            args.fail(fmt::format("input must be float32 or float16, got {}.",
+                                  dtype_name(x.dtype())));
         }
+        expect_float16_support(rec, args, x.dtype());
         bool align_corners = args.boolean(2, "align_corners");
         ResizeParams p{};
         auto [sh, sw] = check_resize(args, x, out, 1, 3, p);

@@ -1,9 +1,10 @@
-// aten.upsample_nearest2d.vec: nearest-neighbour resize of [N, C, H, W] (float32 or int32/int64).
+// aten.upsample_nearest2d.vec: nearest-neighbour resize of [N, C, H, W] (float32, float16 or
+// int32/int64).
 // Args: [input, output_size?, scale_factors?, out]; exactly one of the two is given, and the
 // output size is the out tensor's, checked against it.
 #include <fmt/format.h>
 
-#include "ops/common/wgsl_types.h"
+#include "ops/common/float16_support.h"
 #include "ops/registry.h"
 #include "ops/resize/resize.h"
 #include "ops/resize/resize_common.wgsl.h"
@@ -15,16 +16,18 @@ namespace {
 class UpsampleNearest2d final : public Op {
   public:
     std::string_view name() const override { return "aten.upsample_nearest2d.vec"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(4, 4);
         const Tensor& x = args.tensor(0, "input");
         const Tensor& out = args.tensor(3, "out");
         DType storage = storage_dtype(x.dtype());
-        if (storage != DType::f32 && storage != DType::i32) {
-            args.fail(fmt::format("input must be float32 or int32/int64, got {}.",
+        if (storage != DType::f32 && storage != DType::f16 && storage != DType::i32) {
+            args.fail(fmt::format("input must be float32, float16 or int32/int64, got {}.",
                                   dtype_name(x.dtype())));
         }
+        expect_float16_support(rec, args, x.dtype());
         ResizeParams p{};
         auto [sh, sw] = check_resize(args, x, out, 1, 2, p);
         p.scale_h = resize_scale(sh, p.H_in, p.H_out);

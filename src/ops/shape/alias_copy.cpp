@@ -9,6 +9,7 @@ namespace {
 class AliasCopy final : public Op {
   public:
     std::string_view name() const override { return "aten.alias_copy.default"; }
+    bool accepts_float16() const override { return true; }
     std::vector<std::string_view> aliases() const override { return {"aten.alias.default"}; }
 
     void record(Recorder& rec, const Args& args) const override {

@@ -16,6 +16,7 @@ namespace {
 class Cat final : public Op {
   public:
     std::string_view name() const override { return "aten.cat.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(2, 3);

@@ -10,6 +10,7 @@ namespace {
 class Clone final : public Op {
   public:
     std::string_view name() const override { return "aten.clone.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(2, 3);

@@ -11,6 +11,7 @@ namespace {
 class CloneDimOrder final : public Op {
   public:
     std::string_view name() const override { return "dim_order_ops._clone_dim_order.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(2, 4);

@@ -29,6 +29,7 @@ uint32_t fill_bits(DType dtype, double value) {
 class ConstantPadNd final : public Op {
   public:
     std::string_view name() const override { return "aten.constant_pad_nd.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, 4);

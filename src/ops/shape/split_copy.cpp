@@ -15,6 +15,7 @@ namespace {
 class SplitCopy final : public Op {
   public:
     std::string_view name() const override { return "aten.split_copy.Tensor"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(4, 4);

@@ -13,6 +13,7 @@ namespace {
 class SplitWithSizesCopy final : public Op {
   public:
     std::string_view name() const override { return "aten.split_with_sizes_copy.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(4, 4);

@@ -15,6 +15,7 @@ namespace {
 class SqueezeCopy final : public Op {
   public:
     std::string_view name() const override { return "aten.squeeze_copy.dims"; }
+    bool accepts_float16() const override { return true; }
     std::vector<std::string_view> aliases() const override {
         return {"aten.squeeze_copy.dim", "aten.squeeze_copy.default"};
     }

@@ -1,5 +1,8 @@
 // The generic strided copy behind permute, slice, select, expand, repeat, flip, pad, cat and
 // split: any element type (moved as bits), up to 8 dims, one dispatch. See strided_copy.wgsl.
+// The shape ops built on it and on buffer copies all take float16 (Op::accepts_float16): they
+// move 16-bit lanes inside 32-bit words and need no shader-f16. The ops that fill or convert
+// (full, zeros, ones, fill, _to_copy, ...) make the dtype their arguments name, so they do not.
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,7 @@ namespace {
 class ViewCopy final : public Op {
   public:
     std::string_view name() const override { return "aten.view_copy.default"; }
+    bool accepts_float16() const override { return true; }
     std::vector<std::string_view> aliases() const override { return {"aten._unsafe_view.default"}; }
 
     void record(Recorder& rec, const Args& args) const override {
