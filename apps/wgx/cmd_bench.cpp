@@ -29,6 +29,7 @@ struct BenchOptions {
     int profile_runs = 10;
     size_t top = 30;
     bool fuse = true;
+    bool float16 = false;
 };
 
 struct Stats {
@@ -69,6 +70,7 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
     using clock = std::chrono::steady_clock;
     ProgramOptions popt;
     popt.fuse = opt.fuse;
+    popt.float16 = opt.float16;
     popt.method = opt.method;
     auto t_load = clock::now();
     Program program = Program::load(opt.model, popt);
@@ -126,7 +128,8 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
                               {"backend", adapter.backend}, {"iters", opt.iters},
                               {"load_ms", load_ms},         {"prepare_ms", prepare_ms},
                               {"gpu_resident", obj(r)},     {"end_to_end", obj(e)},
-                              {"encode", obj(enc)},         {"fused", opt.fuse}};
+                              {"encode", obj(enc)},         {"fused", opt.fuse},
+                              {"float16", opt.float16}};
         if (profile) out["profile"] = profile_json(*profile);
         fmt::print("{}\n", out.dump());
         return 0;
@@ -154,6 +157,9 @@ void add_bench_command(CLI::App& app, GlobalOptions& global, Action& action) {
     cmd->add_option("--method", opt.method, "Method to run")->capture_default_str();
     cmd->add_flag("--json", opt.json, "One JSON object instead of the table");
     cmd->add_flag("--no-fuse{false}", opt.fuse, "Run every op as its own kernel (no fusion passes)");
+    cmd->add_flag("--f16", opt.float16,
+                  "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
+                  "outputs stay float32)");
     cmd->add_flag("--profile", opt.profile,
                   "GPU time per op from timestamps (inside the pass where the device allows)");
     cmd->add_option("--profile-runs", opt.profile_runs, "Timed runs for --profile (median per dispatch)")

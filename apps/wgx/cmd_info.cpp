@@ -61,7 +61,7 @@ void print_device(const GlobalOptions& global) {
     fmt::print("  maxBufferSize                      {}\n", l.max_buffer_bytes);
 }
 
-void print_model(const std::string& path, const std::string& method) {
+void print_model(const std::string& path, const std::string& method, bool float16) {
     program::LoadOptions load;
     load.method = method;
     program::Graph g = program::load_graph(path, load);
@@ -119,6 +119,7 @@ void print_model(const std::string& path, const std::string& method) {
     // counts that changed.
     ProgramOptions options;
     options.method = method;
+    options.float16 = float16;
     const Program program = Program::load(path, options);
     std::map<std::string, int64_t> before, after;
     for (const auto& c : counts) before[c.name] = int64_t(c.count);
@@ -127,7 +128,7 @@ void print_model(const std::string& path, const std::string& method) {
         after[c.name] = int64_t(c.count);
         calls += c.count;
     }
-    fmt::print("after graph passes (what runs): {} calls\n", calls);
+    fmt::print("after graph passes (what runs{}): {} calls\n", float16 ? ", float16" : "", calls);
     std::map<std::string, std::pair<int64_t, int64_t>> changed;
     for (const auto& [name, n] : before) changed[name].first = n;
     for (const auto& [name, n] : after) changed[name].second = n;
@@ -155,14 +156,16 @@ void add_ops_command(CLI::App& app, GlobalOptions&, Action& action) {
 void add_info_command(CLI::App& app, GlobalOptions& global, Action& action) {
     auto* cmd = app.add_subcommand("info", "Describe a model (ops, values, pools) or the device");
     static bool device = false;
+    static bool float16 = false;
     static std::string model, method = "forward";
     cmd->add_flag("--device", device, "Print adapters, the chosen one, limits and features");
     cmd->add_option("model", model, "A .pte file, a program.json, or its directory");
     cmd->add_option("--method", method, "Method to describe")->capture_default_str();
+    cmd->add_flag("--f16", float16, "Show what runs in float16 (the conversions the pass adds)");
     cmd->callback([&global, &action] {
         action = [&global] {
             if (device) print_device(global);
-            if (!model.empty()) print_model(model, method);
+            if (!model.empty()) print_model(model, method, float16);
             if (!device && model.empty()) {
                 fmt::print(stderr, "wgx info: give a MODEL or --device\n");
                 return 2;

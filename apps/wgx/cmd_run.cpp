@@ -24,6 +24,7 @@ struct RunOptions {
     uint32_t seed = 0;
     int iters = 1;
     bool fuse = true;
+    bool float16 = false;
 };
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -79,6 +80,7 @@ int run(const GlobalOptions& global, const RunOptions& opt) {
     auto t0 = std::chrono::steady_clock::now();
     ProgramOptions popt;
     popt.fuse = opt.fuse;
+    popt.float16 = opt.float16;
     popt.method = opt.method;
     if (!opt.data_file.empty()) popt.data_file = opt.data_file;
     Program program = Program::load(opt.model, popt);
@@ -150,6 +152,9 @@ void add_run_command(CLI::App& app, GlobalOptions& global, Action& action) {
     cmd->add_option("--output,-o", opt.outputs, "Write the outputs to these .npy files");
     cmd->add_option("--method", opt.method, "Method to run")->capture_default_str();
     cmd->add_flag("--no-fuse{false}", opt.fuse, "Run every op as its own kernel (no fusion passes)");
+    cmd->add_flag("--f16", opt.float16,
+                  "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
+                  "outputs stay float32)");
     cmd->add_option("--data", opt.data_file, "External constants (.ptd)");
     cmd->add_option("--seed", opt.seed, "Seed of the random inputs")->capture_default_str();
     cmd->add_option("--iters", opt.iters, "Runs to time")->capture_default_str();

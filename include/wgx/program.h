@@ -47,6 +47,12 @@ struct ProgramOptions {
     // Graph passes that merge ops into one kernel (a convolution with the add and activation
     // after it). The outputs are the same up to float rounding; off is for measuring them.
     bool fuse = true;
+    // Keep the program's float32 tensors in float16 on the GPU (half the bytes moved; kernels
+    // still compute in float32), for adapters with shader-f16. Inputs and outputs stay float32;
+    // ops without a float16 kernel run on float32 copies. Results differ from float32 by
+    // float16 rounding (about 1e-3 relative per value): see docs/PERFORMANCE.md for each
+    // model's measured difference.
+    bool float16 = false;
 };
 
 class Program {
@@ -66,6 +72,8 @@ class Program {
 
     // The op implementing a graph op name (built-in or extra), or nullptr.
     const Op* find_op(std::string_view name) const;
+    // Whether it was loaded with ProgramOptions::float16 (the device needs shader-f16).
+    bool float16() const;
 
     // Internal: the checked, memory-planned graph.
     const program::Graph& graph() const;

@@ -24,6 +24,12 @@ class ProgramRecorder {
 
     void record(std::span<const Tensor> io) {
         check_io(io);
+        const DeviceInfo& device = ctx_.device().info();
+        if (program_.float16() && !device.features.shader_f16) {
+            throw InvalidArgument(fmt::format(
+                "{}: the program was loaded to run in float16, but adapter {} lacks shader-f16.",
+                graph_.origin, device.adapter.name));
+        }
         allocate_pools();
         tensors_.resize(graph_.values.size());
         for (size_t i = 0; i < graph_.input_ids.size(); ++i) {

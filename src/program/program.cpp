@@ -12,6 +12,7 @@
 #include "program/passes/fold_prepack.h"
 #include "program/passes/fuse_activations.h"
 #include "program/passes/fuse_conv_epilogue.h"
+#include "program/passes/run_in_float16.h"
 
 namespace wgx {
 
@@ -19,6 +20,7 @@ struct Program::State {
     program::Graph graph;
     std::vector<TensorInfo> inputs, outputs;
     std::vector<const Op*> extra_ops;
+    bool float16 = false;
 };
 
 namespace {
@@ -47,9 +49,16 @@ Program Program::from_graph(program::Graph graph, const ProgramOptions& options)
         program::fuse_activations(graph);
         program::fuse_conv_epilogue(graph);
     }
-    program::assign_memory_pools(graph);
     auto state = std::make_shared<State>();
     state->extra_ops = options.extra_ops;
+    if (options.float16) {
+        state->float16 = true;
+        program::run_in_float16(graph, [&](std::string_view name) {
+            const Op* op = lookup(name, state->extra_ops);
+            return op != nullptr && op->accepts_float16();
+        });
+    }
+    program::assign_memory_pools(graph);
 
     // Every op must exist before anything touches the GPU: list all that are missing at once.
     std::vector<program::OpCount> missing;
@@ -104,6 +113,8 @@ std::vector<OpCount> Program::op_counts() const {
     for (const auto& c : program::count_ops(state_->graph)) out.push_back({c.name, c.count});
     return out;
 }
+
+bool Program::float16() const { return state_->float16; }
 
 const Op* Program::find_op(std::string_view name) const {
     return lookup(name, state_->extra_ops);
