@@ -486,6 +486,20 @@ TEST(ShapeOps, CatOneAndNineInputsOnEachDim) {
     check_cat(DType::i32, {{11}, {2}, {13}}, 0, 50);
 }
 
+// Narrow types whose every input slab along dim is whole 32-bit words move as words, four
+// inputs per dispatch: with inner a multiple of the lanes, or (inner odd) with the slabs merged
+// into rows of words. Five inputs take two dispatches.
+TEST(ShapeOps, CatOfWholeWordSlabsOfPackedTypes) {
+    check_cat(DType::f16, {{2, 4, 6}, {2, 2, 6}, {2, 6, 6}, {2, 1, 6}, {2, 3, 6}}, 1, 70);
+    check_cat(DType::f16, {{3, 5, 2}, {3, 5, 4}, {3, 5, 6}}, 2, 71);
+    check_cat(DType::f16, {{4, 3, 5}, {2, 3, 5}}, 0, 72);
+    check_cat(DType::f16, {{7, 2}, {7, 4}, {7, 2}, {7, 2}, {7, 6}}, -1, 73);
+    check_cat(DType::boolean, {{2, 3, 4}, {2, 3, 8}, {2, 3, 4}}, 2, 74);
+    check_cat(DType::boolean, {{2, 4, 3}, {2, 8, 3}}, 1, 75);
+    check_cat(DType::u8, {{6, 4}, {2, 4}}, 0, 76);
+    check_cat(DType::i8, {{5, 2, 2}, {5, 6, 2}, {5, 2, 2}}, 1, 77);
+}
+
 TEST(ShapeOps, SplitWithSizesAndSplitCopy) {
     Shape in = {4, 11, 3};
     for (DType dt : {DType::f32, DType::u8, DType::f16}) {

@@ -1,6 +1,7 @@
 // aten.cat.default: out = tensors joined along `dim`. Args: [tensors (list), dim, out]. All
 // inputs share out's dtype and rank and match out on every other dim. Every dtype: 32-bit types
-// take one dispatch per four inputs (cat.wgsl), narrower ones one strided copy per input.
+// take one dispatch per four inputs (cat.wgsl), and so do narrower ones (float16, bool, ...)
+// when every input's slab along `dim` is whole words; otherwise one strided copy per input.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -49,8 +50,14 @@ class Cat final : public Op {
         }
         expect_shape(args, out, shape, "out");
         expect_indexable(args, out, "out");
-        if (lanes_per_word(out.dtype()) == 1) {
-            record_grouped(rec, inputs, out, dim);
+        const int64_t lanes = lanes_per_word(out.dtype());
+        int64_t inner = 1;
+        for (int64_t d = dim + 1; d < out.rank(); ++d) inner *= out.shape()[d];
+        const bool whole_words = std::all_of(inputs.begin(), inputs.end(), [&](const Tensor& t) {
+            return t.shape()[dim] * inner % lanes == 0;
+        });
+        if (whole_words) {
+            record_grouped(rec, inputs, out, dim, lanes);
             return;
         }
         int64_t offset = 0;
@@ -61,11 +68,14 @@ class Cat final : public Op {
     }
 
   private:
-    // 32-bit element types: up to four inputs per dispatch (cat.wgsl). Every dispatch costs
+    // Up to four inputs per dispatch (cat.wgsl), moving 32-bit words. Every dispatch costs
     // several microseconds on a GPU however little it moves, and detection necks concatenate
-    // two to four tensors at a time.
+    // two to four tensors at a time. Narrower types (`lanes` elements per word) come here when
+    // each input's slab along `dim` (its size there times `inner`) is whole words: then out is
+    // [outer, total, inner] words with inner / lanes words per row, or, when `inner` itself
+    // does not divide, [outer, total * inner / lanes, 1].
     void record_grouped(Recorder& rec, const std::vector<Tensor>& inputs, const Tensor& out,
-                        int64_t dim) const {
+                        int64_t dim, int64_t lanes) const {
         struct Params {
             uint32_t numel, inner, total, row_base, rows, count, pad0, pad1;
             uint32_t offsets[4], sizes[4];
@@ -74,6 +84,9 @@ class Cat final : public Op {
         int64_t outer = 1, inner = 1;
         for (int64_t d = 0; d < dim; ++d) outer *= out.shape()[d];
         for (int64_t d = dim + 1; d < out.rank(); ++d) inner *= out.shape()[d];
+        const bool flatten = inner % lanes != 0;  // slabs are whole words, rows are not
+        auto rows_of = [&](int64_t size) { return flatten ? size * inner / lanes : size; };
+        const int64_t inner_words = flatten ? 1 : inner / lanes;
         const uint32_t wg = rec.workgroup_size(256);
         Kernel k = rec.kernel(fmt::format("{}/cat4", name()), std::string(wgsl::ops_shape_cat),
                               {{"WG", double(wg)}});
@@ -81,18 +94,18 @@ class Cat final : public Op {
         for (size_t first = 0; first < inputs.size(); first += 4) {
             const size_t count = std::min<size_t>(4, inputs.size() - first);
             Params p{};
-            p.inner = uint32_t(inner);
-            p.total = uint32_t(out.shape()[dim]);
+            p.inner = uint32_t(inner_words);
+            p.total = uint32_t(rows_of(out.shape()[dim]));
             p.row_base = uint32_t(row_base);
             p.count = uint32_t(count);
             int64_t rows = 0;
             for (size_t j = 0; j < count; ++j) {
                 p.offsets[j] = uint32_t(rows);
-                p.sizes[j] = uint32_t(inputs[first + j].shape()[dim]);
-                rows += inputs[first + j].shape()[dim];
+                p.sizes[j] = uint32_t(rows_of(inputs[first + j].shape()[dim]));
+                rows += rows_of(inputs[first + j].shape()[dim]);
             }
             p.rows = uint32_t(rows);
-            const uint64_t numel = uint64_t(outer) * uint64_t(rows) * uint64_t(inner);
+            const uint64_t numel = uint64_t(outer) * uint64_t(rows) * uint64_t(inner_words);
             p.numel = uint32_t(numel);
             row_base += rows;
             if (numel == 0) continue;

@@ -1,4 +1,5 @@
-// aten.cat of up to four inputs in one dispatch, for 32-bit element types (moved as bits).
+// aten.cat of up to four inputs in one dispatch, moving 32-bit words as bits: 32-bit element
+// types, or narrower ones packed whole words to a row (the op file counts rows and inner in words).
 // out is viewed as [outer, total, inner] around the cat dim; this dispatch writes its rows
 // [row_base, row_base + rows), which input j fills from its row offsets[j] (relative to
 // row_base) for sizes[j] rows. One invocation per element written, inner fastest, so reads
