@@ -277,9 +277,10 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(UnfusedFixtures);
 
 // The layer and model fixtures run in float16 (ProgramOptions::float16): float16 storage,
 // float32 arithmetic. Every stored value is rounded to 11 significant bits (relative error up
-// to 2^-11 = 4.9e-4), and a network compounds that over its depth, so the limit is the float16
-// path's own: relative L2 error at most 1e-2 and max abs error at most 3e-2 of the output's
-// largest magnitude (the full-size models' measured errors are in docs/PERFORMANCE.md).
+// to 2^-11 = 4.9e-4) and a network compounds that over its depth: PyTorch itself, running the
+// same narrow models in float16 on the CPU, is 0.3 % (resnet18) to 1.8 % (mobilenet_v2) off
+// in relative L2 (docs/PERFORMANCE.md, "Float16"). The float16 path's limits: relative L2
+// error at most 4e-2 and max abs error at most 6e-2 of the output's largest magnitude.
 class Float16Fixtures : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Float16Fixtures, DelegatedProgramMatchesPyTorch) {
@@ -288,7 +289,7 @@ TEST_P(Float16Fixtures, DelegatedProgramMatchesPyTorch) {
     }
     ProgramOptions options;
     options.float16 = true;
-    check_against_golden(GetParam(), "vulkan.pte", options, Limits{1e-2, 3e-2});
+    check_against_golden(GetParam(), "vulkan.pte", options, Limits{4e-2, 6e-2});
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Float16Fixtures, ::testing::ValuesIn(layer_and_model_names()),
