@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# On the lent GPU machine, after scripts/device-export-full.sh: the engine's performance run.
-# Benchmarks every exported model (GPU-resident and end-to-end latency, per-dispatch profile),
-# the anchor models again without fusion passes (--no-fuse) to measure them, the
-# micro-benchmarks (ceilings, dispatch cost, GEMM/convolution cases, a split-K sweep on
-# convolution-shaped GEMMs), then the slow correctness set. Every phase appends to files in
-# OUT as it goes, so a call that runs out of time still returns what was measured.
-#   usage: scripts/device-perf.sh OUT COMMIT [ITERS]   (SKIP_MICRO=1: models and slow set only)
+# On the lent GPU machine, after scripts/device-export-full.sh: the engine's performance run, in
+# phases (PHASES, default all, in this order):
+#   models    every exported model: GPU-resident and end-to-end latency, per-dispatch profile
+#   float16   every model again with --f16 (float16 storage)
+#   variants  the anchor models without fusion passes (--no-fuse), and the models with softmax
+#             and norms with subgroup reductions off (WGX_SUBGROUPS=0)
+#   tests     the unit tests, then the full-size models in float16 against PyTorch (accuracy)
+#   micro     the micro-benchmarks (ceilings, dispatch cost, GEMM/convolution cases in f32 and
+#             f16)
+#   slow      the slow correctness set (full-size models, float32)
+# Every phase appends to files in OUT as it goes, so a call that runs out of time still returns
+# what was measured.
+#   usage: [PHASES="models float16"] scripts/device-perf.sh OUT COMMIT [ITERS]
 #   needs: .device (scripts/pack-for-device.sh), the loader packages unpacked, LD_LIBRARY_PATH
 #          and VK_DRIVER_FILES set as in pack-for-device.sh.
 set -uo pipefail
@@ -13,36 +19,50 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/device-perf.sh OUT COMMIT [ITERS]}
 commit=${2:?usage: scripts/device-perf.sh OUT COMMIT [ITERS]}
 iters=${3:-30}
+phases=${PHASES:-models float16 variants tests micro slow}
 mkdir -p "$out"
 anchors="mobilenet_v2 mobilenet_v3_large resnet18 resnet50 efficientnet_b0 deeplabv3_mobilenet_v3_large"
+with_norms="vit convnext_tiny"
 
-echo "[perf] models"
-for pte in .cache/models/*/vulkan.pte; do
-    name=$(basename "$(dirname "$pte")")
-    .device/wgx bench "$pte" --iters "$iters" --json --profile --profile-runs 5 \
-        >> "$out/bench.jsonl" || echo "[perf] FAILED $name"
+# bench FILE MODEL [wgx bench flags...]: one JSON line per run, and its median on the log.
+bench() {
+    local file=$1 name=$2
+    shift 2
+    .device/wgx bench ".cache/models/$name/vulkan.pte" --iters "$iters" --json "$@" \
+        >> "$out/$file" || { echo "[perf] FAILED $name $*"; return; }
     python3 -c "import json, sys; d = json.loads(open(sys.argv[1]).readlines()[-1]); \
-print('[perf] $name', d['gpu_resident']['median_ms'], 'ms')" "$out/bench.jsonl" || true
-done
-for name in $anchors; do
-    .device/wgx bench ".cache/models/$name/vulkan.pte" --iters "$iters" --json --no-fuse \
-        >> "$out/bench-nofuse.jsonl" || echo "[perf] FAILED --no-fuse $name"
-done
+print('[perf] $name $*', d['gpu_resident']['median_ms'], 'ms')" "$out/$file" || true
+}
 
-if [ -n "${SKIP_MICRO:-}" ]; then
-    echo "[perf] micro-benchmarks skipped (SKIP_MICRO)"
-else
-echo "[perf] micro-benchmarks"
-.device/wgx_microbench > "$out/microbench.txt" 2>&1 ||
-    echo "[perf] micro-benchmarks FAILED"
-# ResNet-18/50 convolutions as GEMMs (C_out x C_in*k*k x H*W): the split-K choice on each.
-.device/wgx_microbench --sweep --min-time 0.05 \
-    --sweep-shapes 64x576x3136,128x1152x784,256x2304x196,512x4608x49,2048x512x49,256x1024x196 \
-    --sweep-splits 1,0,4,16 > "$out/sweep.txt" 2>&1 || echo "[perf] sweep FAILED"
-tail -n 80 "$out/sweep.txt"
-fi
+models() { for pte in .cache/models/*/vulkan.pte; do basename "$(dirname "$pte")"; done; }
 
-echo "[perf] slow set"
-python3 scripts/run_slow_set.py --build .device --log "$out" --machine h200 --commit "$commit" \
-    > "$out/slow-set.txt" 2>&1 || echo "[perf] slow set FAILED (see slow-set.txt)"
-tail -n 5 "$out/slow-set.txt"
+for phase in $phases; do
+    echo "[perf] phase $phase"
+    case $phase in
+    models)
+        for name in $(models); do bench bench.jsonl "$name" --profile --profile-runs 5; done ;;
+    float16)
+        for name in $(models); do bench bench-f16.jsonl "$name" --f16; done ;;
+    variants)
+        for name in $anchors; do bench bench-nofuse.jsonl "$name" --no-fuse; done
+        for name in $with_norms; do
+            WGX_SUBGROUPS=0 bench bench-subgroups-off.jsonl "$name" --profile --profile-runs 5
+            bench bench-subgroups-off.jsonl "$name" --profile --profile-runs 5
+        done ;;
+    tests)
+        { timeout 240 .device/wgx_tests 2>&1 | grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran"
+          WGX_TESTS_DIR=$PWD/.cache timeout 200 .device/wgx_program_tests \
+              --gtest_filter='All/Float16Fixtures.*/models_*' 2>&1 |
+              grep -E "^\[fixture\]|^\[  (FAILED|PASSED) |tests ran"; } > "$out/tests.txt"
+        tail -n 40 "$out/tests.txt" ;;
+    micro)
+        .device/wgx_microbench --dtype f32,f16 > "$out/microbench.txt" 2>&1 ||
+            echo "[perf] micro-benchmarks FAILED" ;;
+    slow)
+        python3 scripts/run_slow_set.py --build .device --log "$out" --machine h200 \
+            --commit "$commit" > "$out/slow-set.txt" 2>&1 ||
+            echo "[perf] slow set FAILED (see slow-set.txt)"
+        tail -n 5 "$out/slow-set.txt" ;;
+    *) echo "[perf] unknown phase $phase" ;;
+    esac
+done
