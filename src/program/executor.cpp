@@ -88,8 +88,18 @@ class ProgramRecorder {
         }
     }
 
-    // One GPU buffer per pool, as large as its largest member.
+    // One GPU buffer per pool, as large as its largest member. The members of an alias group
+    // (a tensor and its reshapes, graph.h) share one pool id, so binding each tensor to its
+    // pool's buffer at offset 0 with its own shape makes them views of the same bytes; a
+    // member without a pool would silently get a buffer of its own, hence the check.
     void allocate_pools() {
+        for (size_t g = 0; g < graph_.alias_groups.size(); ++g) {
+            for (int32_t id : graph_.alias_groups[g]) {
+                if (std::get<program::Tensor>(graph_.values[id]).mem_obj_id < 0) {
+                    fail(fmt::format("alias group {}: value {} has no memory pool.", g, id));
+                }
+            }
+        }
         std::map<int32_t, uint64_t> sizes;
         for (const auto& v : graph_.values) {
             const auto* t = std::get_if<program::Tensor>(&v);

@@ -61,6 +61,11 @@ struct Graph {
     std::vector<int32_t> input_ids;
     std::vector<int32_t> output_ids;
     std::vector<Constant> constants;
+    // Tensors that are views of one storage: each group holds a tensor and the contiguous
+    // reshapes of it that passes/alias_reshapes turned into aliases (other shapes of the same
+    // bytes). Readers leave it empty; the memory planner gives each group one pool and one
+    // lifetime (memory_plan.h), and graph_check checks the rules a group must keep.
+    std::vector<std::vector<int32_t>> alias_groups;
     // Keeps constant bytes alive (the file's bytes, a weights.bin, a .ptd). Shared so a Graph
     // can be copied cheaply.
     std::vector<std::shared_ptr<const std::vector<uint8_t>>> storage;

@@ -1,5 +1,7 @@
 #include "program/graph_check.h"
 
+#include <algorithm>
+
 #include "program/util/checked.h"
 #include "program/util/text.h"
 
@@ -116,6 +118,89 @@ void check_graph(const Graph& graph, std::string_view file) {
     };
     check_ids(graph.input_ids, "input");
     check_ids(graph.output_ids, "output");
+    check_alias_groups(graph, file);
+}
+
+void check_alias_groups(const Graph& graph, std::string_view file) {
+    if (graph.alias_groups.empty()) return;
+    const auto value_count = static_cast<int64_t>(graph.values.size());
+    std::vector<int32_t> group_of(graph.values.size(), -1);
+    std::vector<bool> boundary(graph.values.size(), false);
+    for (int32_t id : graph.input_ids) boundary[static_cast<size_t>(id)] = true;
+    for (int32_t id : graph.output_ids) boundary[static_cast<size_t>(id)] = true;
+
+    for (size_t g = 0; g < graph.alias_groups.size(); ++g) {
+        const auto& group = graph.alias_groups[g];
+        const Tensor* first = nullptr;
+        for (int32_t id : group) {
+            const std::string what = cat("alias group ", g, ": value ", id);
+            if (id < 0 || id >= value_count) {
+                fail(file, cat(what, " is out of range (", value_count, " values)"));
+            }
+            const auto* t = std::get_if<Tensor>(&graph.values[static_cast<size_t>(id)]);
+            if (!t) fail(file, cat(what, " is not a tensor"));
+            if (t->constant_id >= 0) fail(file, cat(what, " is a constant"));
+            if (t->dynamic_bound) fail(file, cat(what, " has a dynamic-bound shape"));
+            if (boundary[static_cast<size_t>(id)]) fail(file, cat(what, " is a graph input or output"));
+            if (group_of[static_cast<size_t>(id)] >= 0) {
+                fail(file, cat(what, " is also in alias group ", group_of[static_cast<size_t>(id)]));
+            }
+            group_of[static_cast<size_t>(id)] = static_cast<int32_t>(g);
+            if (!first) {
+                first = t;
+                continue;
+            }
+            if (t->dtype != first->dtype || host_nbytes(*t) != host_nbytes(*first)) {
+                fail(file, cat(what, " (", dtype_name(t->dtype), " ", list_text(t->dims),
+                               ") does not hold the same bytes as value ", group.front(), " (",
+                               dtype_name(first->dtype), " ", list_text(first->dims), ")"));
+            }
+            if (t->mem_obj_id != first->mem_obj_id) {
+                fail(file, cat(what, " is in memory pool ", t->mem_obj_id, " but value ",
+                               group.front(), " in pool ", first->mem_obj_id));
+            }
+        }
+    }
+
+    // Per op: the groups it reads and the groups it writes (through value lists).
+    std::vector<int> writes(graph.values.size(), 0);
+    std::vector<int32_t> read, written;
+    auto each = [&](int32_t id, auto&& f) {
+        if (const auto* list = std::get_if<ValueList>(&graph.values[static_cast<size_t>(id)])) {
+            for (int32_t item : list->items) {
+                if (item >= 0) f(item);
+            }
+        } else {
+            f(id);
+        }
+    };
+    for (size_t op = 0; op < graph.chain.size(); ++op) {
+        const auto& args = graph.chain[op].args;
+        if (args.empty()) continue;
+        read.clear();
+        written.clear();
+        for (size_t a = 0; a + 1 < args.size(); ++a) {
+            each(args[a], [&](int32_t id) {
+                if (group_of[static_cast<size_t>(id)] >= 0) read.push_back(group_of[static_cast<size_t>(id)]);
+            });
+        }
+        each(args.back(), [&](int32_t id) {
+            const int32_t g = group_of[static_cast<size_t>(id)];
+            if (g < 0) return;
+            if (++writes[static_cast<size_t>(id)] > 1) {
+                fail(file, cat("alias group ", g, ": value ", id,
+                               " is written more than once (again by op ", op, ", ",
+                               graph.chain[op].name, ")"));
+            }
+            written.push_back(g);
+        });
+        for (int32_t g : written) {
+            if (std::find(read.begin(), read.end(), g) != read.end()) {
+                fail(file, cat("op ", op, " (", graph.chain[op].name, ") reads and writes alias group ",
+                               g, " (one buffer bound writable and read-only in one dispatch)"));
+            }
+        }
+    }
 }
 
 }  // namespace wgx::program

@@ -90,14 +90,36 @@ void assign_memory_pools(Graph& graph) {
         compact_pool_ids(graph);
         next_id = next_free_pool_id(graph);
     }
+    // The planner's own check of alias groups (their members share one buffer, so the rules
+    // that keep that buffer safe must hold before it is placed): see check_alias_groups.
+    check_alias_groups(graph, graph.origin);
     std::set<int32_t> boundary(graph.input_ids.begin(), graph.input_ids.end());
     boundary.insert(graph.output_ids.begin(), graph.output_ids.end());
-    const std::vector<Lifetime> lives = lifetimes(graph);
+    std::vector<Lifetime> lives = lifetimes(graph);
+
+    // An alias group is one storage seen under several shapes: it is placed as one unit, its
+    // first member standing for all, alive from the first use of any member to the last use of
+    // any member. (Checking members one by one would let another tensor take the pool between
+    // the producer's write and a later read of a view, overwriting the data.) Members have the
+    // same size (checked), and either all share a pool already or none has one.
+    std::vector<bool> stands_in(graph.values.size(), false);
+    for (const auto& group : graph.alias_groups) {
+        if (group.empty()) continue;
+        Lifetime merged;
+        for (int32_t id : group) {
+            const Lifetime& life = lives[static_cast<size_t>(id)];
+            merged.first = std::min(merged.first, life.first);
+            merged.last = std::max(merged.last, life.last);
+        }
+        lives[static_cast<size_t>(group.front())] = merged;
+        for (size_t i = 1; i < group.size(); ++i) stands_in[static_cast<size_t>(group[i])] = true;
+    }
 
     std::vector<int32_t> candidates;
     for (size_t id = 0; id < graph.values.size(); ++id) {
         auto* tensor = std::get_if<Tensor>(&graph.values[id]);
         if (!tensor || tensor->constant_id >= 0 || tensor->mem_obj_id >= 0) continue;
+        if (stands_in[id]) continue;  // placed with its group's first member
         if (boundary.count(static_cast<int32_t>(id))) {
             tensor->mem_obj_id = next_id++;
         } else {
@@ -144,6 +166,11 @@ void assign_memory_pools(Graph& graph) {
             pool.busy_until = life.last;
             busy.emplace(pool.busy_until, index);
         }
+    }
+    for (const auto& group : graph.alias_groups) {
+        if (group.empty()) continue;
+        const int32_t pool = std::get<Tensor>(graph.values[static_cast<size_t>(group.front())]).mem_obj_id;
+        for (int32_t id : group) std::get<Tensor>(graph.values[static_cast<size_t>(id)]).mem_obj_id = pool;
     }
 }
 

@@ -9,6 +9,7 @@
 #include "program/graph_summary.h"
 #include "program/load.h"
 #include "program/memory_plan.h"
+#include "program/passes/alias_reshapes.h"
 #include "program/passes/fold_prepack.h"
 #include "program/passes/fuse_activations.h"
 #include "program/passes/fuse_conv_epilogue.h"
@@ -58,6 +59,7 @@ Program Program::from_graph(program::Graph graph, const ProgramOptions& options)
             return op != nullptr && op->accepts_float16();
         });
     }
+    if (options.fuse) program::alias_reshapes(graph);  // last: the other passes know no alias groups
     program::assign_memory_pools(graph);
 
     // Every op must exist before anything touches the GPU: list all that are missing at once.

@@ -1,5 +1,5 @@
 // assign_memory_pools: lifetimes never overlap within a pool, boundaries get their own pools,
-// existing ids are kept.
+// existing ids are kept, alias groups get one pool and one merged lifetime.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,6 +9,7 @@
 #include "graph_compare.h"
 #include "program/graph_check.h"
 #include "program/memory_plan.h"
+#include "wgx/error.h"
 
 namespace wgx::program {
 namespace {
@@ -96,6 +97,95 @@ TEST(MemoryPlan, LargeGraphsStayFast) {
     std::set<int32_t> pools;
     for (int i = 1; i < kTensors; ++i) pools.insert(std::get<Tensor>(g.values[i]).mem_obj_id);
     EXPECT_EQ(pools.size(), static_cast<size_t>(kTensors - 1));
+}
+
+// Alias groups (one storage under several shapes, Graph::alias_groups) are placed as one unit.
+
+TEST(MemoryPlan, AliasGroupSharesOnePool) {
+    // x -> a; v is a view of a (the reshape call already gone); v -> out.
+    Graph g;
+    for (int i = 0; i < 4; ++i) g.values.push_back(activation(12));
+    g.chain = {{"aten.relu.default", {0, 1}, 0}, {"aten.relu.default", {2, 3}, 1}};
+    g.input_ids = {0};
+    g.output_ids = {3};
+    g.alias_groups = {{1, 2}};
+    assign_memory_pools(g);
+    const int32_t pool = std::get<Tensor>(g.values[1]).mem_obj_id;
+    EXPECT_GE(pool, 0);
+    EXPECT_EQ(std::get<Tensor>(g.values[2]).mem_obj_id, pool);
+    EXPECT_NE(std::get<Tensor>(g.values[0]).mem_obj_id, pool);
+    EXPECT_NE(std::get<Tensor>(g.values[3]).mem_obj_id, pool);
+    EXPECT_NO_THROW(check_graph(g, "test"));
+}
+
+TEST(MemoryPlan, AliasGroupLifetimesAreMerged) {
+    // a (written by op 0, read by nobody else) and its view v (read by op 3) are one storage,
+    // alive over ops 0..3. Member by member, a would be dead after op 0 and t, u (same size,
+    // alive over ops 1..3) could take its pool, overwriting v's data before op 3 reads it.
+    Graph g;
+    for (int i = 0; i < 6; ++i) g.values.push_back(activation(12));
+    const int32_t x = 0, a = 1, v = 2, t = 3, u = 4, out = 5;
+    g.chain = {{"aten.relu.default", {x, a}, 0},
+               {"aten.relu.default", {x, t}, 1},
+               {"aten.relu.default", {t, u}, 2},
+               {"aten.add.Tensor", {v, u, out}, 3}};
+    g.input_ids = {x};
+    g.output_ids = {out};
+    g.alias_groups = {{a, v}};
+    assign_memory_pools(g);
+    const int32_t pool = std::get<Tensor>(g.values[a]).mem_obj_id;
+    EXPECT_EQ(std::get<Tensor>(g.values[v]).mem_obj_id, pool);
+    EXPECT_NE(std::get<Tensor>(g.values[t]).mem_obj_id, pool);
+    EXPECT_NE(std::get<Tensor>(g.values[u]).mem_obj_id, pool);
+    test::expect_pools_disjoint(g);
+
+}
+
+TEST(MemoryPlan, AliasGroupPoolIsFreeOnceTheGroupIsDead) {
+    // x -> a, v = view(a) read by op 1 -> b -> c -> out: the group lives over ops 0..1, so c
+    // (made by op 2) may reuse its pool while b (made by op 1, alive with v) may not.
+    Graph g;
+    for (int i = 0; i < 6; ++i) g.values.push_back(activation(12));
+    const int32_t x = 0, a = 1, v = 2, b = 3, c = 4, out = 5;
+    g.chain = {{"aten.relu.default", {x, a}, 0},
+               {"aten.relu.default", {v, b}, 1},
+               {"aten.relu.default", {b, c}, 2},
+               {"aten.relu.default", {c, out}, 3}};
+    g.input_ids = {x};
+    g.output_ids = {out};
+    g.alias_groups = {{a, v}};
+    assign_memory_pools(g);
+    const int32_t pool = std::get<Tensor>(g.values[a]).mem_obj_id;
+    EXPECT_NE(std::get<Tensor>(g.values[b]).mem_obj_id, pool);
+    EXPECT_EQ(std::get<Tensor>(g.values[c]).mem_obj_id, pool);
+    test::expect_pools_disjoint(g);
+}
+
+TEST(MemoryPlan, AliasGroupWithAPoolKeepsIt) {
+    Graph g;
+    for (int i = 0; i < 4; ++i) g.values.push_back(activation(12));
+    std::get<Tensor>(g.values[1]).mem_obj_id = 5;
+    std::get<Tensor>(g.values[2]).mem_obj_id = 5;
+    g.chain = {{"aten.relu.default", {0, 1}, 0}, {"aten.relu.default", {2, 3}, 1}};
+    g.input_ids = {0};
+    g.output_ids = {3};
+    g.alias_groups = {{1, 2}};
+    assign_memory_pools(g);
+    EXPECT_EQ(std::get<Tensor>(g.values[1]).mem_obj_id, 5);
+    EXPECT_EQ(std::get<Tensor>(g.values[2]).mem_obj_id, 5);
+}
+
+TEST(MemoryPlan, RejectsAliasGroupsThatBreakTheRules) {
+    Graph g;
+    for (int i = 0; i < 4; ++i) g.values.push_back(activation(12));
+    g.chain = {{"aten.relu.default", {0, 1}, 0}, {"aten.relu.default", {2, 3}, 1}};
+    g.input_ids = {0};
+    g.output_ids = {3};
+    g.alias_groups = {{1, 3}};  // a graph output
+    EXPECT_THROW(assign_memory_pools(g), LoadError);
+    g.alias_groups = {{1, 2}};
+    std::get<Tensor>(g.values[2]).dims = {13};  // not the same bytes
+    EXPECT_THROW(assign_memory_pools(g), LoadError);
 }
 
 TEST(MemoryPlan, RandomGraphsNeverOverlap) {

@@ -1,0 +1,158 @@
+#include "program/passes/alias_reshapes.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "program/passes/graph_uses.h"
+
+namespace wgx::program {
+namespace {
+
+// Calls whose output is their first argument's bytes in the same order under another shape.
+bool is_contiguous_reshape(std::string_view name) {
+    return name == "aten.view_copy.default" || name == "aten._unsafe_view.default" ||
+           name == "aten.squeeze_copy.dims" || name == "aten.squeeze_copy.dim" ||
+           name == "aten.squeeze_copy.default" || name == "aten.unsqueeze_copy.default" ||
+           name == "aten.alias_copy.default" || name == "aten.alias.default";
+}
+
+uint64_t numel(const Tensor& t) {
+    uint64_t n = 1;
+    for (int64_t d : t.dims) n *= static_cast<uint64_t>(d);
+    return n;
+}
+
+constexpr size_t kNoRead = std::numeric_limits<size_t>::max();
+
+// The first op reading each value (through value lists), kNoRead if none.
+std::vector<size_t> first_reads(const Graph& g) {
+    std::vector<size_t> first(g.values.size(), kNoRead);
+    auto touch = [&](int32_t id, size_t op) {
+        if (id >= 0 && static_cast<size_t>(id) < first.size()) {
+            first[static_cast<size_t>(id)] = std::min(first[static_cast<size_t>(id)], op);
+        }
+    };
+    for (size_t op = 0; op < g.chain.size(); ++op) {
+        const auto& args = g.chain[op].args;
+        for (size_t a = 0; a + 1 < args.size(); ++a) {
+            touch(args[a], op);
+            if (const auto* list = std::get_if<ValueList>(&g.values[static_cast<size_t>(args[a])])) {
+                for (int32_t item : list->items) touch(item, op);
+            }
+        }
+    }
+    return first;
+}
+
+// Union-find over value ids: values that share storage.
+class Storage {
+  public:
+    explicit Storage(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+    int32_t root(int32_t id) {
+        while (parent_[static_cast<size_t>(id)] != id) {
+            auto& p = parent_[static_cast<size_t>(id)];
+            p = parent_[static_cast<size_t>(p)];
+            id = p;
+        }
+        return id;
+    }
+    void join(int32_t a, int32_t b) { parent_[static_cast<size_t>(root(b))] = root(a); }
+
+  private:
+    std::vector<int32_t> parent_;
+};
+
+class Finder {
+  public:
+    explicit Finder(const Graph& g)
+        : g_(g), uses_(count_uses(g)), first_read_(first_reads(g)) {
+        boundary_.insert(g.input_ids.begin(), g.input_ids.end());
+        boundary_.insert(g.output_ids.begin(), g.output_ids.end());
+    }
+
+    // Whether call `i` (a contiguous reshape) may become an alias; see the header's rules.
+    bool can_alias(size_t i) const {
+        const auto& args = g_.chain[i].args;
+        if (args.size() < 2) return false;
+        const int32_t self = args.front(), out = args.back();
+        const Tensor* in = tensor_at(g_, self);
+        const Tensor* res = tensor_at(g_, out);
+        if (!in || !res || self == out) return false;
+        if (in->constant_id >= 0 || res->constant_id >= 0) return false;
+        if (boundary_.count(self) || boundary_.count(out)) return false;
+        if (in->dtype != res->dtype || in->dynamic_bound || res->dynamic_bound) return false;
+        if (numel(*in) == 0 || numel(*in) != numel(*res)) return false;
+        if (uses_.write_count(self) != 1 || uses_.writer.at(self) >= i) return false;
+        if (uses_.write_count(out) != 1) return false;  // its one writer is call i
+        const size_t read = first_read_[static_cast<size_t>(out)];
+        return read == kNoRead || read > i;
+    }
+
+  private:
+    const Graph& g_;
+    Uses uses_;
+    std::vector<size_t> first_read_;
+    std::set<int32_t> boundary_;
+};
+
+}  // namespace
+
+size_t alias_reshapes(Graph& g) {
+    std::vector<bool> removed(g.chain.size(), false);
+    size_t count = 0;
+    {
+        const Finder finder(g);
+        for (size_t i = 0; i < g.chain.size(); ++i) {
+            if (is_contiguous_reshape(g.chain[i].name) && finder.can_alias(i)) {
+                removed[i] = true;
+                ++count;
+            }
+        }
+    }
+    if (count == 0) return 0;
+
+    // Groups from an earlier run stay joined with the new ones.
+    Storage storage(g.values.size());
+    for (const auto& group : g.alias_groups) {
+        for (int32_t id : group) storage.join(group.front(), id);
+    }
+    std::vector<OpCall> kept;
+    kept.reserve(g.chain.size() - count);
+    for (size_t i = 0; i < g.chain.size(); ++i) {
+        if (removed[i]) {
+            storage.join(g.chain[i].args.front(), g.chain[i].args.back());
+        } else {
+            kept.push_back(std::move(g.chain[i]));
+        }
+    }
+    g.chain = std::move(kept);
+
+    std::set<int32_t> members;
+    for (const auto& group : g.alias_groups) members.insert(group.begin(), group.end());
+    // Every value joined to another one is a member; collect them by root, in id order.
+    std::map<int32_t, std::vector<int32_t>> by_root;
+    for (size_t id = 0; id < g.values.size(); ++id) {
+        const int32_t v = static_cast<int32_t>(id);
+        const int32_t r = storage.root(v);
+        if (r != v || members.count(v)) by_root[r];
+    }
+    for (size_t id = 0; id < g.values.size(); ++id) {
+        const int32_t v = static_cast<int32_t>(id);
+        auto it = by_root.find(storage.root(v));
+        if (it != by_root.end()) it->second.push_back(v);
+    }
+    g.alias_groups.clear();
+    for (auto& [root, group] : by_root) {
+        // The file's pools assumed one buffer per tensor: the group is placed anew, as a unit.
+        for (int32_t id : group) std::get<Tensor>(g.values[static_cast<size_t>(id)]).mem_obj_id = -1;
+        g.alias_groups.push_back(std::move(group));
+    }
+    return count;
+}
+
+}  // namespace wgx::program

@@ -1,0 +1,36 @@
+// Graph pass: contiguous reshapes become aliases. view_copy, _unsafe_view, squeeze_copy,
+// unsqueeze_copy and alias_copy keep the dtype, the bytes and the element order of their input,
+// so their output can be the same GPU buffer seen with another shape. Each such call leaves the
+// chain and its input and output join one alias group (Graph::alias_groups); the memory planner
+// then gives the group one pool and one lifetime. Run as a copy, every reshape costs a
+// copyBufferToBuffer, and since copies sit outside compute passes, it also ends the pass: the
+// next dispatch starts a new one (several microseconds per dependent dispatch on a real GPU).
+// vit runs 241 of them per inference.
+//
+// A reshape stays a copy when aliasing would break one of these rules:
+//   - input and output are non-constant tensors, neither a graph input nor a graph output (the
+//     caller owns the boundary buffers, which are copied in and out around the run; a view of
+//     a constant is rare and would need the constant's own buffer);
+//   - same dtype and the same (non-zero) element count, neither shape dynamic-bound;
+//   - the input is written exactly once, before the reshape, and the output only by the
+//     reshape, with every read of it after the reshape: a value written more than once (a
+//     mutable buffer, an in-place chain) would change under its aliases. Together these mean
+//     the only write into a group is its first member's producer, before any member is read,
+//     so no dispatch binds one group's buffer both writable and read-only (which WebGPU
+//     forbids; graph_check verifies it).
+// Non-contiguous views (permute, expand, slice, select) are not reshapes and stay copies.
+#pragma once
+
+#include <cstddef>
+
+#include "program/graph.h"
+
+namespace wgx::program {
+
+// Rewrites `graph` in place: removes the aliased calls, adds or extends alias groups and
+// clears the pool ids of every group member (pools from the file's plan were chosen for
+// separate buffers; assign_memory_pools places each group as one unit). Returns how many calls
+// were removed.
+size_t alias_reshapes(Graph& graph);
+
+}  // namespace wgx::program

@@ -1,0 +1,447 @@
+// alias_reshapes: contiguous reshapes leave the chain and share their input's storage (alias
+// groups); the cases that must stay copies stay copies; graph_check rejects groups that break
+// the rules; and a simulated run through the planned pools gives the same outputs as a buffer
+// per value, for hand-made and random graphs. (Every model fixture also runs on the GPU with
+// the pass against PyTorch, tests/programs.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "graph_compare.h"
+#include "program/graph_check.h"
+#include "program/memory_plan.h"
+#include "program/passes/alias_reshapes.h"
+#include "wgx/error.h"
+
+namespace wgx::program {
+namespace {
+
+struct Builder {
+    Graph g;
+    int32_t add(Value v) {
+        g.values.push_back(std::move(v));
+        return int32_t(g.values.size() - 1);
+    }
+    int32_t tensor(std::vector<int64_t> dims, DType dtype = DType::f32) {
+        return add(Tensor{dtype, std::move(dims), -1, -1, false, ""});
+    }
+    void call(std::string name, std::vector<int32_t> args) {
+        g.chain.push_back({std::move(name), std::move(args), uint32_t(g.chain.size())});
+    }
+    // out = view(self) with out's shape.
+    void view(int32_t self, int32_t out) {
+        const auto& dims = std::get<Tensor>(g.values[size_t(out)]).dims;
+        call("aten.view_copy.default", {self, add(IntList{dims}), out});
+    }
+    void relu(int32_t in, int32_t out) { call("aten.relu.default", {in, out}); }
+    void add_op(int32_t a, int32_t b, int32_t out) { call("aten.add.Tensor", {a, b, out}); }
+};
+
+std::vector<std::string> names(const Graph& g) {
+    std::vector<std::string> out;
+    for (const OpCall& op : g.chain) out.push_back(op.name);
+    return out;
+}
+
+int32_t pool(const Graph& g, int32_t id) { return std::get<Tensor>(g.values[size_t(id)]).mem_obj_id; }
+
+// Pass, then planner, then the checks every result must pass.
+size_t run(Graph& g) {
+    const size_t n = alias_reshapes(g);
+    check_graph(g, "test");
+    assign_memory_pools(g);
+    check_graph(g, "test");
+    test::expect_pools_disjoint(g);
+    return n;
+}
+
+// --- A simulated run: each tensor is numel 64-bit words; an op's output word k mixes the op's
+// index with word k (mod size) of every input; a reshape copies its input's words. `pooled`
+// keeps every tensor in its pool's words (at offset 0, as the executor binds them), the other
+// mode gives each value its own words. Outputs must agree whatever the plan.
+using Words = std::vector<uint64_t>;
+
+uint64_t numel_of(const Graph& g, int32_t id) {
+    uint64_t n = 1;
+    for (int64_t d : std::get<Tensor>(g.values[size_t(id)]).dims) n *= uint64_t(d);
+    return n;
+}
+
+bool is_reshape(const std::string& name) {
+    return name == "aten.view_copy.default" || name == "aten.squeeze_copy.dims" ||
+           name == "aten.unsqueeze_copy.default" || name == "aten.alias_copy.default";
+}
+
+std::vector<Words> simulate(const Graph& g, const std::vector<Words>& inputs, bool pooled) {
+    std::map<int32_t, Words> pools;  // pooled: pool id -> words
+    std::map<int32_t, Words> own;    // otherwise: value id -> words
+    auto storage = [&](int32_t id) -> Words& {
+        if (!pooled) return own[id];
+        Words& w = pools[pool(g, id)];
+        if (w.size() < numel_of(g, id)) w.resize(numel_of(g, id), 0xdead);
+        return w;
+    };
+    auto read = [&](int32_t id) {
+        Words& w = storage(id);
+        w.resize(std::max<size_t>(w.size(), numel_of(g, id)), 0xdead);
+        return Words(w.begin(), w.begin() + long(numel_of(g, id)));
+    };
+    for (size_t i = 0; i < g.input_ids.size(); ++i) {
+        Words& w = storage(g.input_ids[i]);
+        w.resize(std::max(w.size(), inputs[i].size()));
+        std::copy(inputs[i].begin(), inputs[i].end(), w.begin());
+    }
+    for (size_t op = 0; op < g.chain.size(); ++op) {
+        const OpCall& call = g.chain[op];
+        const int32_t out = call.args.back();
+        std::vector<Words> ins;
+        for (size_t a = 0; a + 1 < call.args.size(); ++a) {
+            if (std::holds_alternative<Tensor>(g.values[size_t(call.args[a])])) {
+                ins.push_back(read(call.args[a]));
+            }
+        }
+        Words result(numel_of(g, out));
+        for (size_t k = 0; k < result.size(); ++k) {
+            if (is_reshape(call.name)) {
+                result[k] = ins[0][k];
+                continue;
+            }
+            uint64_t h = 1469598103934665603ull ^ (call.debug_handle * 7919ull);
+            for (const Words& in : ins) h = (h ^ in[k % in.size()]) * 1099511628211ull;
+            result[k] = h;
+        }
+        Words& w = storage(out);
+        w.resize(std::max(w.size(), result.size()));
+        std::copy(result.begin(), result.end(), w.begin());
+    }
+    std::vector<Words> outs;
+    for (int32_t id : g.output_ids) outs.push_back(read(id));
+    return outs;
+}
+
+std::vector<Words> some_inputs(const Graph& g, uint64_t seed) {
+    std::vector<Words> ins;
+    for (int32_t id : g.input_ids) {
+        Words w(numel_of(g, id));
+        for (auto& x : w) x = seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        ins.push_back(w);
+    }
+    return ins;
+}
+
+// The graph before the pass (a buffer per value) and after pass + planner agree.
+void expect_same_results(const Graph& before, const Graph& after) {
+    const auto ins = some_inputs(before, 42);
+    EXPECT_EQ(simulate(before, ins, false), simulate(after, ins, true));
+}
+
+TEST(AliasReshapes, ViewInAChainLeavesIt) {
+    Builder b;
+    const int32_t x = b.tensor({2, 6}), a = b.tensor({2, 6}), v = b.tensor({3, 4}),
+                  out = b.tensor({3, 4});
+    b.relu(x, a);
+    b.view(a, v);
+    b.relu(v, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    const Graph before = b.g;
+    EXPECT_EQ(run(b.g), 1u);
+    EXPECT_EQ(names(b.g), (std::vector<std::string>{"aten.relu.default", "aten.relu.default"}));
+    ASSERT_EQ(b.g.alias_groups.size(), 1u);
+    EXPECT_EQ(b.g.alias_groups[0], (std::vector<int32_t>{a, v}));
+    EXPECT_GE(pool(b.g, a), 0);
+    EXPECT_EQ(pool(b.g, a), pool(b.g, v));
+    expect_same_results(before, b.g);
+}
+
+TEST(AliasReshapes, ViewOfAViewJoinsOneGroup) {
+    Builder b;
+    const int32_t x = b.tensor({24}), a = b.tensor({24}), v = b.tensor({4, 6}),
+                  u = b.tensor({1, 4, 6}), s = b.tensor({4, 6}), w = b.tensor({4, 6}),
+                  out = b.tensor({4, 6});
+    b.relu(x, a);
+    b.view(a, v);
+    b.call("aten.unsqueeze_copy.default", {v, b.add(Int{0}), u});
+    b.call("aten.squeeze_copy.dims", {u, b.add(IntList{{0}}), s});
+    b.call("aten.alias_copy.default", {s, w});
+    b.relu(w, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    const Graph before = b.g;
+    EXPECT_EQ(run(b.g), 4u);
+    EXPECT_EQ(b.g.chain.size(), 2u);
+    ASSERT_EQ(b.g.alias_groups.size(), 1u);
+    EXPECT_EQ(b.g.alias_groups[0], (std::vector<int32_t>{a, v, u, s, w}));
+    for (int32_t id : {v, u, s, w}) EXPECT_EQ(pool(b.g, id), pool(b.g, a));
+    expect_same_results(before, b.g);
+}
+
+TEST(AliasReshapes, InputStillReadLaterKeepsItsStorageAlive) {
+    // a -> v (view); t = relu(v); e = a + t: `a` is read after its view's reader, and `t`,
+    // alive at the same time, must not share the group's pool.
+    Builder b;
+    const int32_t x = b.tensor({2, 8}), a = b.tensor({2, 8}), v = b.tensor({16}),
+                  t = b.tensor({16}), t2 = b.tensor({2, 8}), out = b.tensor({2, 8});
+    b.relu(x, a);
+    b.view(a, v);
+    b.relu(v, t);
+    b.view(t, t2);
+    b.add_op(a, t2, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    const Graph before = b.g;
+    EXPECT_EQ(run(b.g), 2u);
+    ASSERT_EQ(b.g.alias_groups.size(), 2u);
+    EXPECT_NE(pool(b.g, a), pool(b.g, t));
+    EXPECT_EQ(pool(b.g, t), pool(b.g, t2));
+    expect_same_results(before, b.g);
+}
+
+TEST(AliasReshapes, ViewOfAGraphInputStaysACopy) {
+    Builder b;
+    const int32_t x = b.tensor({2, 6}), v = b.tensor({12}), out = b.tensor({12});
+    b.view(x, v);
+    b.relu(v, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    EXPECT_EQ(run(b.g), 0u);
+    EXPECT_EQ(b.g.chain.size(), 2u);
+    EXPECT_TRUE(b.g.alias_groups.empty());
+}
+
+TEST(AliasReshapes, ViewThatIsAGraphOutputStaysACopy) {
+    Builder b;
+    const int32_t x = b.tensor({2, 6}), a = b.tensor({2, 6}), out = b.tensor({12});
+    b.relu(x, a);
+    b.view(a, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    EXPECT_EQ(run(b.g), 0u);
+    EXPECT_EQ(b.g.chain.size(), 2u);
+    EXPECT_TRUE(b.g.alias_groups.empty());
+}
+
+TEST(AliasReshapes, ViewOfAConstantStaysACopy) {
+    Builder b;
+    std::vector<uint8_t> bytes(48, 1);
+    b.g.constants.push_back({std::span<const uint8_t>(bytes), "w"});
+    const int32_t x = b.tensor({12}), c = b.add(Tensor{DType::f32, {2, 6}, 0, -1, false, ""}),
+                  v = b.tensor({12}), out = b.tensor({12});
+    b.view(c, v);
+    b.add_op(x, v, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    EXPECT_EQ(run(b.g), 0u);
+    EXPECT_TRUE(b.g.alias_groups.empty());
+}
+
+TEST(AliasReshapes, ValueWrittenTwiceStaysACopy) {
+    // A mutable buffer: `a` is written, viewed, then written again in place.
+    Builder b;
+    const int32_t x = b.tensor({12}), a = b.tensor({12}), v = b.tensor({3, 4}),
+                  out = b.tensor({3, 4});
+    b.relu(x, a);
+    b.view(a, v);
+    b.call("aten.copy_.default", {a, x, a});
+    b.add_op(v, v, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    EXPECT_EQ(alias_reshapes(b.g), 0u);
+    // And the view's output written again by another op.
+    Builder c;
+    const int32_t y = c.tensor({12}), p = c.tensor({12}), w = c.tensor({3, 4}),
+                  res = c.tensor({3, 4});
+    c.relu(y, p);
+    c.view(p, w);
+    c.relu(y, w);
+    c.add_op(w, w, res);
+    c.g.input_ids = {y};
+    c.g.output_ids = {res};
+    EXPECT_EQ(alias_reshapes(c.g), 0u);
+}
+
+TEST(AliasReshapes, DifferentBytesOrOrderStayCopies) {
+    Builder b;
+    const int32_t x = b.tensor({2, 6}), a = b.tensor({2, 6}), wrong = b.tensor({13}),
+                  half = b.tensor({12}, DType::f16), p = b.tensor({6, 2}), out = b.tensor({6, 2});
+    b.relu(x, a);
+    b.view(a, wrong);                                       // element count differs
+    b.call("aten.alias_copy.default", {a, half});            // dtype differs
+    b.call("aten.permute_copy.default", {a, b.add(IntList{{1, 0}}), p});  // not a reshape
+    b.add_op(p, p, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    EXPECT_EQ(alias_reshapes(b.g), 0u);
+}
+
+TEST(AliasReshapes, OutputReadBeforeTheReshapeStaysACopy) {
+    Builder b;
+    const int32_t x = b.tensor({12}), a = b.tensor({12}), v = b.tensor({12}), t = b.tensor({12}),
+                  out = b.tensor({12});
+    b.relu(x, a);
+    b.relu(v, t);  // reads v before the view writes it
+    b.view(a, v);
+    b.add_op(t, v, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    EXPECT_EQ(alias_reshapes(b.g), 0u);
+}
+
+TEST(AliasReshapes, RunningTwiceKeepsTheGroups) {
+    Builder b;
+    const int32_t x = b.tensor({12}), a = b.tensor({12}), v = b.tensor({3, 4}),
+                  t = b.tensor({3, 4}), w = b.tensor({12}), out = b.tensor({12});
+    b.relu(x, a);
+    b.view(a, v);
+    b.relu(v, t);
+    b.view(t, w);
+    b.relu(w, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    const Graph before = b.g;
+    EXPECT_EQ(run(b.g), 2u);
+    EXPECT_EQ(alias_reshapes(b.g), 0u);
+    EXPECT_EQ(b.g.alias_groups.size(), 2u);
+    assign_memory_pools(b.g);
+    expect_same_results(before, b.g);
+}
+
+// --- graph_check's rules for alias groups.
+
+Graph valid_group() {
+    Builder b;
+    const int32_t x = b.tensor({12}), a = b.tensor({12}), v = b.tensor({3, 4}),
+                  out = b.tensor({3, 4});
+    b.relu(x, a);
+    b.relu(v, out);
+    b.g.input_ids = {x};
+    b.g.output_ids = {out};
+    b.g.alias_groups = {{a, v}};
+    return b.g;
+}
+
+void expect_rejected(const Graph& g, const std::string& words) {
+    try {
+        check_graph(g, "test");
+        ADD_FAILURE() << "accepted; expected: " << words;
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+    Graph copy = g;
+    EXPECT_THROW(assign_memory_pools(copy), LoadError);
+}
+
+TEST(AliasGroupsCheck, AcceptsAValidGroup) {
+    Graph g = valid_group();
+    EXPECT_NO_THROW(check_graph(g, "test"));
+    assign_memory_pools(g);
+    EXPECT_NO_THROW(check_graph(g, "test"));
+}
+
+TEST(AliasGroupsCheck, RejectsBrokenGroups) {
+    {
+        Graph g = valid_group();
+        g.alias_groups[0].push_back(0);  // the graph input
+        expect_rejected(g, "graph input or output");
+    }
+    {
+        Graph g = valid_group();
+        g.alias_groups[0].push_back(99);
+        expect_rejected(g, "out of range");
+    }
+    {
+        Graph g = valid_group();
+        std::get<Tensor>(g.values[2]).dims = {3, 5};
+        expect_rejected(g, "same bytes");
+    }
+    {
+        Graph g = valid_group();
+        std::get<Tensor>(g.values[2]).dtype = DType::i32;
+        expect_rejected(g, "same bytes");
+    }
+    {
+        Graph g = valid_group();
+        g.alias_groups.push_back({2});
+        expect_rejected(g, "also in alias group 0");
+    }
+    {
+        Graph g = valid_group();
+        std::get<Tensor>(g.values[1]).mem_obj_id = 3;
+        expect_rejected(g, "memory pool");
+    }
+    {
+        Graph g = valid_group();
+        g.chain.push_back({"aten.relu.default", {0, 2}, 9});  // the view written as well
+        g.chain.push_back({"aten.relu.default", {0, 2}, 10});
+        expect_rejected(g, "written more than once");
+    }
+    {
+        // One dispatch reading one member and writing another: one buffer bound both ways.
+        Graph g = valid_group();
+        g.chain[0] = {"aten.relu.default", {2, 1}, 0};
+        expect_rejected(g, "reads and writes alias group 0");
+    }
+}
+
+// --- Random functional graphs: values written once, each read after it is written; some ops
+// are reshapes (possibly of reshapes, of inputs, or outputs). The file's own plan is imitated
+// by planning once before the pass, as VkGraph files come with pool ids.
+TEST(AliasReshapes, RandomGraphsGiveTheSameResults) {
+    std::mt19937 rng(20261130);
+    size_t aliased = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        Builder b;
+        std::vector<int32_t> written;
+        const int inputs = 1 + int(rng() % 2);
+        for (int i = 0; i < inputs; ++i) {
+            written.push_back(b.tensor({1 + int64_t(rng() % 3), 4}));
+            b.g.input_ids.push_back(written.back());
+        }
+        const int ops = 2 + int(rng() % 30);
+        for (int op = 0; op < ops; ++op) {
+            const int32_t src = written[rng() % written.size()];
+            const int64_t n = int64_t(numel_of(b.g, src));
+            if (rng() % 2) {
+                const int32_t out = (rng() % 2) ? b.tensor({n}) : b.tensor({n / 4, 4});
+                if (rng() % 3) {
+                    b.view(src, out);
+                } else {
+                    const int32_t dim = b.add(Int{0}), mid = b.tensor({1, n});
+                    b.call("aten.unsqueeze_copy.default", {src, dim, mid});
+                    b.call("aten.squeeze_copy.dims", {mid, b.add(IntList{{0}}), out});
+                }
+                written.push_back(out);
+            } else {
+                const int32_t other = written[rng() % written.size()];
+                const int32_t out = b.tensor({1 + int64_t(rng() % 3), 4});
+                b.add_op(src, other, out);
+                written.push_back(out);
+            }
+        }
+        const int outputs = 1 + int(rng() % 3);
+        for (int i = 0; i < outputs; ++i) {
+            const int32_t id = written[written.size() - 1 - rng() % std::min<size_t>(written.size(), 4)];
+            if (std::find(b.g.output_ids.begin(), b.g.output_ids.end(), id) == b.g.output_ids.end() &&
+                std::find(b.g.input_ids.begin(), b.g.input_ids.end(), id) == b.g.input_ids.end()) {
+                b.g.output_ids.push_back(id);
+            }
+        }
+        if (b.g.output_ids.empty()) continue;
+        const Graph before = b.g;
+        if (rng() % 2) assign_memory_pools(b.g);  // as a file's own plan
+        aliased += run(b.g);
+        expect_same_results(before, b.g);
+        if (HasFailure()) {
+            ADD_FAILURE() << "trial " << trial;
+            break;
+        }
+    }
+    EXPECT_GT(aliased, 300u);  // the generator does make aliases
+}
+
+}  // namespace
+}  // namespace wgx::program
