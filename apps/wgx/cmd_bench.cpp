@@ -156,7 +156,7 @@ void add_bench_command(CLI::App& app, GlobalOptions& global, Action& action) {
     cmd->add_option("--warmup", opt.warmup, "Untimed runs first")->capture_default_str();
     cmd->add_option("--method", opt.method, "Method to run")->capture_default_str();
     cmd->add_flag("--json", opt.json, "One JSON object instead of the table");
-    cmd->add_flag("--no-fuse{false}", opt.fuse, "Run every op as its own kernel (no fusion passes)");
+    cmd->add_flag("--no-fuse{false}", opt.fuse, "Run every call as the file says (no fusion, reshapes copied)");
     cmd->add_flag("--f16", opt.float16,
                   "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
                   "outputs stay float32)");

@@ -151,7 +151,7 @@ void add_run_command(CLI::App& app, GlobalOptions& global, Action& action) {
     cmd->add_option("--input,-i", opt.inputs, "Input .npy files, in order (default: random)");
     cmd->add_option("--output,-o", opt.outputs, "Write the outputs to these .npy files");
     cmd->add_option("--method", opt.method, "Method to run")->capture_default_str();
-    cmd->add_flag("--no-fuse{false}", opt.fuse, "Run every op as its own kernel (no fusion passes)");
+    cmd->add_flag("--no-fuse{false}", opt.fuse, "Run every call as the file says (no fusion, reshapes copied)");
     cmd->add_flag("--f16", opt.float16,
                   "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
                   "outputs stay float32)");

@@ -45,7 +45,8 @@ struct ProgramOptions {
     // the Program is shared).
     std::vector<const Op*> extra_ops;
     // Graph passes that merge ops into one kernel (a convolution with the add and activation
-    // after it). The outputs are the same up to float rounding; off is for measuring them.
+    // after it) and turn contiguous reshapes into views of their input's buffer. The outputs
+    // are the same up to float rounding; off (every call as the file says) is for measuring.
     bool fuse = true;
     // Keep the program's float32 tensors in float16 on the GPU (half the bytes moved; kernels
     // still compute in float32), for adapters with shader-f16. Inputs and outputs stay float32;
