@@ -129,12 +129,14 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
                               {"load_ms", load_ms},         {"prepare_ms", prepare_ms},
                               {"gpu_resident", obj(r)},     {"end_to_end", obj(e)},
                               {"encode", obj(enc)},         {"fused", opt.fuse},
-                              {"float16", opt.float16}};
+                              {"float16", opt.float16},
+                              {"shader_checks", ctx.device_info().shader_checks}};
         if (profile) out["profile"] = profile_json(*profile);
         fmt::print("{}\n", out.dump());
         return 0;
     }
-    fmt::print("model:   {}\ndevice:  {} ({})\n", opt.model, adapter.name, adapter.backend);
+    fmt::print("model:   {}\ndevice:  {} ({}), shader checks {}\n", opt.model, adapter.name,
+               adapter.backend, ctx.device_info().shader_checks ? "on" : "off");
     fmt::print("load {:.1f} ms, prepare {:.1f} ms, {} warm-up + {} timed runs each\n", load_ms,
                prepare_ms, opt.warmup, opt.iters);
     fmt::print("{:<14}{:>12}{:>12}{:>12}\n", "latency (ms)", "median", "p90", "min");

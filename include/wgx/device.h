@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ struct DeviceFeatures {
 
 struct DeviceInfo {
     AdapterDescription adapter;
+    bool shader_checks = true;  // runtime checks compiled into shaders (DeviceOptions)
     DeviceLimits limits;
     DeviceFeatures adapter_features;  // offered by the adapter
     DeviceFeatures features;          // granted to the device
@@ -71,6 +73,14 @@ struct DeviceOptions {
     std::string backend;
     // Ask for shader-f16, timestamp-query and subgroups when offered.
     bool request_optional_features = true;
+    // The runtime checks the WebGPU implementation compiles into every shader: bounds checks
+    // on each buffer and array access, and a counter bounding every loop. They guard against
+    // kernels that index out of range; the engine's own kernels are tested not to, and the
+    // checks cost time in loop-heavy kernels (docs/PERFORMANCE.md, "Shaders without runtime
+    // checks"). Turning them off applies to every kernel of the device, your own ops' too, and
+    // takes effect only on implementations that can (wgpu-native; Dawn keeps them). An unset
+    // value follows WGX_SHADER_CHECKS ("0" off, "1" on), else on.
+    std::optional<bool> shader_checks;
 };
 
 // Every adapter the WebGPU implementation offers under `options.backend`.

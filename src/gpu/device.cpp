@@ -275,6 +275,13 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& given) {
     info.features.subgroups = has(WGPUFeatureName_Subgroups);
     info.features.timestamp_inside_passes = info.adapter_features.timestamp_inside_passes &&
                                            options.request_optional_features;
+    bool checks = true;
+    if (options.shader_checks) {
+        checks = *options.shader_checks;
+    } else if (const char* env = std::getenv("WGX_SHADER_CHECKS")) {
+        checks = std::string_view(env) != "0";
+    }
+    info.shader_checks = checks || !native::can_skip_shader_checks();
 #if WGX_WGPU_NATIVE
     info.features.subgroups =
         info.features.subgroups || has(static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
@@ -492,7 +499,7 @@ ComputePipeline Device::create_compute_pipeline(std::string_view label, std::str
     module_desc.nextInChain = &source.chain;
     module_desc.label = to_wgpu(label);
     ShaderModule module =
-        ShaderModule::adopt(wgpuDeviceCreateShaderModule(device_.get(), &module_desc));
+        native::create_shader_module(device_.get(), module_desc, info_.shader_checks);
 
     std::vector<WGPUConstantEntry> constants;
     for (const auto& o : overrides) {

@@ -134,6 +134,12 @@ void process_events(WGPUInstance instance, WGPUDevice device);
 uint64_t submit(WGPUQueue queue, WGPUCommandBuffer commands);
 std::string implementation_name();
 void route_logs();
+// A shader module, with the implementation's runtime checks (bounds, loop bounding) or, where
+// the implementation can, without them. Returns whether the checks are in.
+ShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc,
+                                  bool checks);
+// Whether the implementation can compile shaders without runtime checks.
+bool can_skip_shader_checks();
 // Native features beyond webgpu.h's standard list (timestamps inside passes).
 std::vector<WGPUFeatureName> extra_features(WGPUAdapter adapter, DeviceFeatures& offered);
 // Writes a timestamp between dispatches of a pass; false where the implementation has no such

@@ -102,6 +102,14 @@ std::vector<WGPUFeatureName> extra_features(WGPUAdapter, DeviceFeatures&) { retu
 namespace wgx::gpu::native {
 
 // Dawn has no timestamp writes between dispatches in webgpu.h; callers time whole passes.
+// Dawn has no call that drops the checks: every module keeps them.
+ShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc,
+                                  bool) {
+    return ShaderModule::adopt(wgpuDeviceCreateShaderModule(device, &desc));
+}
+
+bool can_skip_shader_checks() { return false; }
+
 bool write_timestamp_in_pass(WGPUComputePassEncoder, WGPUQuerySet, uint32_t) { return false; }
 
 // Dawn resolves timestamps in nanoseconds.

@@ -128,6 +128,15 @@ std::vector<WGPUFeatureName> extra_features(WGPUAdapter adapter, DeviceFeatures&
 
 namespace wgx::gpu::native {
 
+ShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc,
+                                  bool checks) {
+    if (checks) return ShaderModule::adopt(wgpuDeviceCreateShaderModule(device, &desc));
+    return ShaderModule::adopt(
+        wgpuDeviceCreateShaderModuleTrusted(device, &desc, WGPUShaderRuntimeChecks_None));
+}
+
+bool can_skip_shader_checks() { return true; }
+
 bool write_timestamp_in_pass(WGPUComputePassEncoder pass, WGPUQuerySet set, uint32_t index) {
     wgpuComputePassEncoderWriteTimestamp(pass, set, index);
     return true;
