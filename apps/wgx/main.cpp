@@ -24,6 +24,10 @@ int main(int argc, char** argv) {
                    "Backend: auto, vulkan, metal, dx12, gl (default: $WGX_BACKEND or auto)");
     app.add_flag("--no-cpu{false}", global.device.allow_cpu,
                  "Never fall back to a CPU (software) adapter");
+    app.add_flag_callback(
+        "--no-shader-checks", [&global] { global.device.shader_checks = false; },
+        "Compile shaders without bounds checks and loop bounding (faster; wgpu-native only; "
+        "default: $WGX_SHADER_CHECKS or on)");
 
     wgx::cli::Action action;
     wgx::cli::add_run_command(app, global, action);

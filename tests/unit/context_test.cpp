@@ -149,3 +149,48 @@ TEST(Context, ProfileNamesEachDispatchByItsOwnLabel) {
 
 }  // namespace
 }  // namespace wgx::test
+
+namespace wgx::test {
+namespace {
+
+// Without the implementation's runtime checks (DeviceOptions::shader_checks = false) kernels
+// compute the same: a GEMM (loops, vec4 access, bounds at odd sizes) and a softmax against a
+// double-precision reference, on a device made that way.
+TEST(Context, ShaderChecksOffGivesTheSameResults) {
+    DeviceOptions options;
+    options.shader_checks = false;
+    Context c = Context::create(options);
+    EXPECT_FALSE(c.device_info().shader_checks);
+    const int64_t m = 37, k = 53, n = 29;
+    std::vector<float> a(m * k), b(k * n);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = float(std::sin(0.37 * double(i) + 1.0));
+    for (size_t i = 0; i < b.size(); ++i) b[i] = float(std::cos(0.21 * double(i) - 0.5));
+    Tensor ta = c.tensor(DType::f32, {m, k}).set_data(a);
+    Tensor tb = c.tensor(DType::f32, {k, n}).set_data(b);
+    Tensor tc = c.tensor(DType::f32, {m, n});
+    Tensor ts = c.tensor(DType::f32, {m, n});
+    c.record(op("aten.mm.default"), {ta, tb, tc});
+    c.record(op("aten._softmax.default"), {tc, int64_t(1), false, ts});
+    c.submit();
+    auto got = ts.get_data<float>();
+    for (int64_t i = 0; i < m; ++i) {
+        std::vector<double> row(n);
+        double mx = -1e300, sum = 0;
+        for (int64_t j = 0; j < n; ++j) {
+            double s = 0;
+            for (int64_t q = 0; q < k; ++q) s += double(a[i * k + q]) * double(b[q * n + j]);
+            row[j] = s;
+            mx = std::max(mx, s);
+        }
+        for (double& v : row) sum += (v = std::exp(v - mx));
+        for (int64_t j = 0; j < n; ++j) {
+            EXPECT_NEAR(got[i * n + j], row[j] / sum, 1e-5) << i << "," << j;
+        }
+    }
+    DeviceOptions checked;
+    checked.shader_checks = true;
+    EXPECT_TRUE(Context::create(checked).device_info().shader_checks);
+}
+
+}  // namespace
+}  // namespace wgx::test
