@@ -340,17 +340,17 @@ double run_conv_f16(const ConvCase& c, bool clamp, bool residual, std::optional<
             magnitude.out[i] += std::abs(res[i]);
         }
     }
-    Tensor out = f16_poisoned(ref.out_shape);
+    Tensor out = half_output(ref.out_shape);
     const bool one_d = c.x.size() == 3;
     Ints op_pad = c.output_padding.empty() ? Ints(one_d ? 1 : 2, 0) : c.output_padding;
-    std::vector<Arg> args = {f16_tensor(c.x, x), f16_tensor(c.w, w),
-                             c.bias ? Arg(f16_tensor({Co}, b)) : Arg(std::nullopt),
+    std::vector<Arg> args = {half_tensor(c.x, x), half_tensor(c.w, w),
+                             c.bias ? Arg(half_tensor({Co}, b)) : Arg(std::nullopt),
                              c.stride, c.padding, c.dilation, c.transposed, op_pad, c.groups};
     auto bound = [](std::optional<double> v) { return v ? Arg(*v) : Arg(std::nullopt); };
     const char* name = "aten.convolution.default";
     if (residual) {
         name = "wgx.conv_add_clamp.default";
-        args.push_back(f16_tensor(ref.out_shape, res));
+        args.push_back(half_tensor(ref.out_shape, res));
     } else if (clamp) {
         name = "et_vk.conv_with_clamp.default";
     }
@@ -362,7 +362,7 @@ double run_conv_f16(const ConvCase& c, bool clamp, bool residual, std::optional<
     ctx().reset();
     ctx().record(op(name), args);
     ctx().submit();
-    std::vector<float> values = f16_values(out);
+    std::vector<float> values = read_half(out);
     ctx().reset();
     int64_t taps = 1;
     for (size_t d = 2; d < c.w.size(); ++d) taps *= c.w[d];
@@ -524,11 +524,11 @@ TEST(ConvValidation, RejectsBadArguments) {
 TEST(ConvFloat16, MixedFloatTypesAreRejected) {
     if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
     const Ints one{1, 1}, zero{0, 0};
-    Tensor x16 = f16_tensor({1, 4, 8, 8}, f16_random(256, 1));
-    Tensor w16 = f16_tensor({6, 4, 3, 3}, f16_random(216, 2));
+    Tensor x16 = half_tensor({1, 4, 8, 8}, f16_random(256, 1));
+    Tensor w16 = half_tensor({6, 4, 3, 3}, f16_random(216, 2));
     Tensor w32 = ctx().tensor(DType::f32, {6, 4, 3, 3});
     Tensor b32 = ctx().tensor(DType::f32, {6});
-    Tensor out16 = f16_poisoned({1, 6, 6, 6});
+    Tensor out16 = half_output({1, 6, 6, 6});
     Tensor out32 = ctx().tensor(DType::f32, {1, 6, 6, 6});
     Tensor r32 = ctx().tensor(DType::f32, {1, 6, 6, 6});
     const char* conv = "aten.convolution.default";

@@ -1,6 +1,6 @@
-// Checks of float16 GEMM and convolution results (float16 storage, float32 accumulation): float16
-// inputs made on the host, and the error bound such a result must meet against a float64
-// reference computed on exactly those float16 inputs.
+// Checks of float16 GEMM and convolution results (float16 storage, float32 accumulation): the
+// error bound such a result must meet against a float64 reference computed on exactly its
+// float16 inputs (tensors and reads: half_test_util.h).
 #pragma once
 
 #include <cmath>
@@ -8,38 +8,16 @@
 #include <limits>
 #include <vector>
 
-#include "base/half.h"
-#include "test_util.h"
+#include "half_test_util.h"
 
 namespace wgx::test {
 
 // random_floats rounded to float16 (what a float16 tensor of them holds), still without zeros.
 inline std::vector<float> f16_random(size_t n, uint32_t seed) {
-    std::vector<float> v = random_floats(n, seed);
+    std::vector<float> v = round_to_half(random_floats(n, seed));
     for (float& x : v) {
-        x = half_to_float(float_to_half(x));
         if (x == 0.f) x = 1.f;
     }
-    return v;
-}
-
-// A float16 tensor of `v`, whose values are float16 already (f16_random).
-inline Tensor f16_tensor(const Shape& s, const std::vector<float>& v) {
-    std::vector<uint16_t> h(v.size());
-    for (size_t i = 0; i < v.size(); ++i) h[i] = float_to_half(v[i]);
-    return ctx().tensor(DType::f16, s).set_data(h);
-}
-
-// A float16 tensor of NaN: unwritten outputs show up.
-inline Tensor f16_poisoned(const Shape& s) {
-    Tensor t = ctx().tensor(DType::f16, s);
-    t.set_data(std::vector<uint16_t>(static_cast<size_t>(numel(s)), 0x7e00));
-    return t;
-}
-
-inline std::vector<float> f16_values(const Tensor& t) {
-    std::vector<float> v;
-    for (uint16_t h : t.get_data<uint16_t>()) v.push_back(half_to_float(h));
     return v;
 }
 

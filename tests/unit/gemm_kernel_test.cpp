@@ -70,7 +70,7 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
         return f16 ? f16_random(n, s) : random_floats(n, s);
     };
     auto tensor = [&](const Shape& shape, const std::vector<float>& v) {
-        return f16 ? f16_tensor(shape, v) : ctx().tensor(DType::f32, shape).set_data(v);
+        return f16 ? half_tensor(shape, v) : ctx().tensor(DType::f32, shape).set_data(v);
     };
     const int64_t a_count = (p.shared_a ? 1 : p.batch) * p.M * p.K;
     const int64_t b_count = p.batch * p.K * p.N;
@@ -100,7 +100,7 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
     call.b = tensor({b_count}, b);
     if (p.bias) call.bias = tensor(bias_shape, bias);
     if (f16) {
-        call.c = f16_poisoned({p.batch, p.M, p.N});
+        call.c = half_output({p.batch, p.M, p.N});
     } else {
         call.c = ctx().tensor(DType::f32, {p.batch, p.M, p.N});
         poison(call.c);
@@ -153,7 +153,7 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
             }
         }
     }
-    out.got = f16 ? f16_values(call.c) : call.c.get_data<float>();
+    out.got = f16 ? read_half(call.c) : call.c.get_data<float>();
     ctx().reset();
     return out;
 }

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/half.h"
@@ -49,6 +51,19 @@ inline bool half_close(float got, double want, double tol) {
     if (!std::isfinite(got)) return false;
     return std::abs(double(got) - want) <= tol + std::ldexp(std::abs(want) + tol, -11) +
                                                std::ldexp(1.0, -24);
+}
+
+// Records `name` on `c` (a context whose device lacks shader-f16) and expects an InvalidArgument
+// naming the op and shader-f16.
+inline void expect_refused_without_f16(Context& c, std::string_view name, std::vector<Arg> args) {
+    try {
+        c.record(op(name), args);
+        ADD_FAILURE() << name << ": float16 accepted without shader-f16";
+    } catch (const InvalidArgument& e) {
+        std::string msg = e.what();
+        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
+        EXPECT_NE(msg.find("shader-f16"), std::string::npos) << msg;
+    }
 }
 
 }  // namespace wgx::test

@@ -191,7 +191,7 @@ struct Half {
 
 Half make_half(const Shape& s, uint32_t seed) {
     auto v = f16_random(numel(s), seed);
-    return {f16_tensor(s, v), std::vector<double>(v.begin(), v.end())};
+    return {half_tensor(s, v), std::vector<double>(v.begin(), v.end())};
 }
 
 // The products' absolute sums, for f16_error_ratio: mm_ref on |a| and |b|.
@@ -222,7 +222,7 @@ TEST(MatmulOps, Float16MatchesFloat64) {
              b = make_half({c.N}, seed++);
         Shape out_shape = c.input;
         out_shape.back() = c.N;
-        Tensor out = f16_poisoned(out_shape);
+        Tensor out = half_output(out_shape);
         record("aten.linear.default", {x.t, w.t, c.bias ? Arg(b.t) : Arg(), out});
         auto want = mm_ref(x.v, transpose(w.v, c.N, K), 1, M, K, c.N, 0, 0);
         auto mag = mm_ref(abs_values(x.v), abs_values(transpose(w.v, c.N, K)), 1, M, K, c.N, 0, 0);
@@ -232,7 +232,7 @@ TEST(MatmulOps, Float16MatchesFloat64) {
                 mag[i] += std::abs(b.v[i % c.N]);
             }
         }
-        EXPECT_LE(f16_error_ratio(f16_values(out), want, mag, K + 1), 1.0)
+        EXPECT_LE(f16_error_ratio(read_half(out), want, mag, K + 1), 1.0)
             << "linear f16 M " << M << " K " << K << " N " << c.N;
     }
     // addmm: self [M, 1] broadcast along the rows, beta and alpha.
@@ -241,7 +241,7 @@ TEST(MatmulOps, Float16MatchesFloat64) {
         const double beta = -0.5, alpha = 1.5;
         Half a = make_half({M, K}, seed++), b = make_half({K, N}, seed++),
              self = make_half({M, 1}, seed++);
-        Tensor out = f16_poisoned({M, N});
+        Tensor out = half_output({M, N});
         record("aten.addmm.default", {self.t, a.t, b.t, beta, alpha, out});
         auto prod = mm_ref(a.v, b.v, 1, M, K, N, 0, 0);
         auto mag = mm_ref(abs_values(a.v), abs_values(b.v), 1, M, K, N, 0, 0);
@@ -250,7 +250,7 @@ TEST(MatmulOps, Float16MatchesFloat64) {
             want[i] = beta * self.v[i / N] + alpha * prod[i];
             mag[i] = std::abs(beta * self.v[i / N]) + std::abs(alpha) * mag[i];
         }
-        EXPECT_LE(f16_error_ratio(f16_values(out), want, mag, K + 2), 1.0) << "addmm f16";
+        EXPECT_LE(f16_error_ratio(read_half(out), want, mag, K + 2), 1.0) << "addmm f16";
     }
     // bmm: K, N multiples of 4 (vec4<f16>) and not (scalar).
     struct BmmCase {
@@ -258,22 +258,22 @@ TEST(MatmulOps, Float16MatchesFloat64) {
     };
     for (const BmmCase& c : std::vector<BmmCase>{{3, 5, 7, 11}, {4, 33, 16, 36}, {2, 64, 300, 8}}) {
         Half a = make_half({c.B, c.M, c.K}, seed++), b = make_half({c.B, c.K, c.N}, seed++);
-        Tensor out = f16_poisoned({c.B, c.M, c.N});
+        Tensor out = half_output({c.B, c.M, c.N});
         record("aten.bmm.default", {a.t, b.t, out});
         auto want = mm_ref(a.v, b.v, c.B, c.M, c.K, c.N, c.M * c.K, c.K * c.N);
         auto mag = mm_ref(abs_values(a.v), abs_values(b.v), c.B, c.M, c.K, c.N, c.M * c.K,
                           c.K * c.N);
-        EXPECT_LE(f16_error_ratio(f16_values(out), want, mag, c.K), 1.0)
+        EXPECT_LE(f16_error_ratio(read_half(out), want, mag, c.K), 1.0)
             << "bmm f16 " << c.B << "x" << c.M << "x" << c.K << "x" << c.N;
     }
     // matmul with a shared left operand (batch stride 0).
     {
         Half a = make_half({5, 12}, seed++), b = make_half({4, 12, 8}, seed++);
-        Tensor out = f16_poisoned({4, 5, 8});
+        Tensor out = half_output({4, 5, 8});
         record("aten.matmul.default", {a.t, b.t, out});
         auto want = mm_ref(a.v, b.v, 4, 5, 12, 8, 0, 12 * 8);
         auto mag = mm_ref(abs_values(a.v), abs_values(b.v), 4, 5, 12, 8, 0, 12 * 8);
-        EXPECT_LE(f16_error_ratio(f16_values(out), want, mag, 12), 1.0) << "matmul f16";
+        EXPECT_LE(f16_error_ratio(read_half(out), want, mag, 12), 1.0) << "matmul f16";
     }
     ctx().reset();
 }
@@ -320,21 +320,21 @@ TEST(MatmulOps, BadArgumentsAreRejected) {
 TEST(MatmulOps, MixedFloat32AndFloat16AreRejected) {
     if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
     Tensor x = make({4, 6}, 19);
-    Tensor w16 = f16_tensor({5, 6}, f16_random(30, 20));
-    Tensor b16 = f16_tensor({5}, f16_random(5, 21));
+    Tensor w16 = half_tensor({5, 6}, f16_random(30, 20));
+    Tensor b16 = half_tensor({5}, f16_random(5, 21));
     Tensor o45 = ctx().tensor(DType::f32, {4, 5});
-    Tensor o45h = f16_poisoned({4, 5});
-    Tensor x16 = f16_tensor({4, 6}, f16_random(24, 22));
+    Tensor o45h = half_output({4, 5});
+    Tensor x16 = half_tensor({4, 6}, f16_random(24, 22));
     Tensor m65 = make({6, 5}, 23);
     expect_invalid("aten.linear.default", {x, w16, b16, o45}, "weight is float16");
     expect_invalid("aten.linear.default", {x16, w16, make({5}, 24), o45h}, "bias is float32");
     expect_invalid("aten.mm.default", {x16, m65, o45h}, "all float32 or all float16");
-    expect_invalid("aten.addmm.default", {b16, x16, f16_tensor({6, 5}, f16_random(30, 25)), 1.0,
+    expect_invalid("aten.addmm.default", {b16, x16, half_tensor({6, 5}, f16_random(30, 25)), 1.0,
                                           1.0, o45},
                    "out is float32");
     expect_invalid("aten.bmm.default",
-                   {f16_tensor({1, 4, 6}, f16_random(24, 26)), ctx().tensor(DType::f32, {1, 6, 5}),
-                    f16_poisoned({1, 4, 5})},
+                   {half_tensor({1, 4, 6}, f16_random(24, 26)), ctx().tensor(DType::f32, {1, 6, 5}),
+                    half_output({1, 4, 5})},
                    "mat2 is float32");
     expect_invalid("aten.matmul.default", {x16, m65, o45h}, "other is float32");
 }

@@ -39,9 +39,9 @@ TEST_P(Mm, Float16MatchesFloat64Reference) {
     auto [M, K, N] = GetParam();
     auto a = f16_random(M * K, 43);
     auto b = f16_random(K * N, 44);
-    Tensor out = f16_poisoned({M, N});
+    Tensor out = half_output({M, N});
     ctx().reset();
-    ctx().record(op("aten.mm.default"), {f16_tensor({M, K}, a), f16_tensor({K, N}, b), out});
+    ctx().record(op("aten.mm.default"), {half_tensor({M, K}, a), half_tensor({K, N}, b), out});
     ctx().submit();
     std::vector<double> want(M * N, 0.0), magnitude(M * N, 0.0);
     for (int64_t i = 0; i < M; ++i)
@@ -51,7 +51,7 @@ TEST_P(Mm, Float16MatchesFloat64Reference) {
                 want[i * N + j] += t;
                 magnitude[i * N + j] += std::abs(t);
             }
-    EXPECT_LE(f16_error_ratio(f16_values(out), want, magnitude, K), 1.0)
+    EXPECT_LE(f16_error_ratio(read_half(out), want, magnitude, K), 1.0)
         << M << "x" << K << "x" << N;
     ctx().reset();
 }
