@@ -103,14 +103,27 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
         encode.push_back(ms_between(a, b));
         resident.push_back(ms_between(a, c));
     }
+    // End-to-end, and its parts: writing the inputs, encoding and submitting the run, waiting
+    // for it, and reading the outputs back.
+    std::vector<double> upload, submit, wait, readback;
     for (int i = 0; i < opt.iters; ++i) {
         auto a = clock::now();
         for (size_t k = 0; k < host_inputs.size(); ++k) io[k].set_bytes(host_inputs[k]);
+        auto b = clock::now();
         ctx.submit();
+        auto c = clock::now();
+        ctx.sync();
+        auto d = clock::now();
         for (size_t k = program.inputs().size(); k < io.size(); ++k) (void)io[k].get_bytes();
-        end_to_end.push_back(ms_between(a, clock::now()));
+        auto f = clock::now();
+        end_to_end.push_back(ms_between(a, f));
+        upload.push_back(ms_between(a, b));
+        submit.push_back(ms_between(b, c));
+        wait.push_back(ms_between(c, d));
+        readback.push_back(ms_between(d, f));
     }
     Stats r = stats(resident), e = stats(end_to_end), enc = stats(encode);
+    Stats up = stats(upload), sub = stats(submit), wt = stats(wait), back = stats(readback);
     const auto& adapter = ctx.device_info().adapter;
     std::optional<ProfileSummary> profile;
     if (opt.profile) {
@@ -129,6 +142,8 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
                               {"load_ms", load_ms},         {"prepare_ms", prepare_ms},
                               {"gpu_resident", obj(r)},     {"end_to_end", obj(e)},
                               {"encode", obj(enc)},         {"fused", opt.fuse},
+                              {"end_to_end_parts",
+                               {{"upload", obj(up)}, {"submit", obj(sub)}, {"wait", obj(wt)}, {"readback", obj(back)}}},
                               {"float16", opt.float16},
                               {"shader_checks", ctx.device_info().shader_checks}};
         if (profile) out["profile"] = profile_json(*profile);
@@ -142,6 +157,10 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
     fmt::print("{:<14}{:>12}{:>12}{:>12}\n", "latency (ms)", "median", "p90", "min");
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "GPU-resident", r.median, r.p90, r.min);
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "end-to-end", e.median, e.p90, e.min);
+    fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "  upload", up.median, up.p90, up.min);
+    fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "  submit", sub.median, sub.p90, sub.min);
+    fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "  wait", wt.median, wt.p90, wt.min);
+    fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "  readback", back.median, back.p90, back.min);
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "CPU encode", enc.median, enc.p90, enc.min);
     if (profile) print_profile(*profile, r.median, opt.top);
     return 0;
