@@ -96,27 +96,40 @@ Tensor& Tensor::set_bytes(std::span<const std::byte> data) {
 }
 
 std::vector<std::byte> Tensor::get_bytes() const {
-    const detail::TensorImpl& t = usable(*this, "get_data");
-    std::vector<uint8_t> raw = t.ctx->device().read_buffer(t.raw(), t.offset, t.device_bytes());
     std::vector<std::byte> out(host_bytes());
-    if (t.dtype == DType::i64) {
-        for (int64_t i = 0; i < t.numel; ++i) {
+    get_bytes(out);
+    return out;
+}
+
+void Tensor::get_bytes(std::span<std::byte> out) const {
+    const detail::TensorImpl& t = usable(*this, "get_data");
+    if (out.size() != host_bytes()) {
+        throw InvalidArgument(fmt::format("get_bytes: the destination holds {} bytes; a {} {} "
+                                          "tensor needs {}.",
+                                          out.size(), dtype_name(t.dtype), shape_string(t.shape),
+                                          host_bytes()));
+    }
+    auto* dst = reinterpret_cast<uint8_t*>(out.data());
+    if (t.dtype != DType::i64 && t.dtype != DType::f64) {
+        // Same layout on the GPU and the host: straight into the caller's memory.
+        t.ctx->device().read_buffer(t.raw(), t.offset, std::span<uint8_t>(dst, out.size()));
+        return;
+    }
+    // int64 / float64 live as 32-bit values on the GPU: read those, then widen.
+    std::vector<uint8_t> raw = t.ctx->device().read_buffer(t.raw(), t.offset, t.device_bytes());
+    for (int64_t i = 0; i < t.numel; ++i) {
+        if (t.dtype == DType::i64) {
             int32_t v;
             std::memcpy(&v, raw.data() + i * 4, 4);
             auto wide = static_cast<int64_t>(v);
-            std::memcpy(out.data() + i * 8, &wide, 8);
-        }
-    } else if (t.dtype == DType::f64) {
-        for (int64_t i = 0; i < t.numel; ++i) {
+            std::memcpy(dst + i * 8, &wide, 8);
+        } else {
             float v;
             std::memcpy(&v, raw.data() + i * 4, 4);
             auto wide = static_cast<double>(v);
-            std::memcpy(out.data() + i * 8, &wide, 8);
+            std::memcpy(dst + i * 8, &wide, 8);
         }
-    } else {
-        std::memcpy(out.data(), raw.data(), out.size());
     }
-    return out;
 }
 
 const detail::TensorImpl& usable(const Tensor& t, std::string_view what) {

@@ -431,7 +431,14 @@ void Device::copy_buffer_now(WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst
 }
 
 std::vector<uint8_t> Device::read_buffer(WGPUBuffer buffer, uint64_t offset, uint64_t size) {
+    std::vector<uint8_t> out(size);
+    read_buffer(buffer, offset, out);
+    return out;
+}
+
+void Device::read_buffer(WGPUBuffer buffer, uint64_t offset, std::span<uint8_t> dst) {
     check();
+    const uint64_t size = dst.size();
     uint64_t padded = std::max<uint64_t>(4, (size + 3) / 4 * 4);
     Buffer staging = take_staging(padded);
     copy_buffer_now(buffer, offset, staging.get(), 0, padded);
@@ -459,11 +466,9 @@ std::vector<uint8_t> Device::read_buffer(WGPUBuffer buffer, uint64_t offset, uin
     }
     const void* mapped = wgpuBufferGetConstMappedRange(staging.get(), 0, padded);
     if (mapped == nullptr) throw GpuError("The mapped readback range is not accessible.");
-    std::vector<uint8_t> out(size);
-    std::memcpy(out.data(), mapped, size);
+    std::memcpy(dst.data(), mapped, size);
     wgpuBufferUnmap(staging.get());
     keep_staging(padded, std::move(staging));
-    return out;
 }
 
 Buffer Device::take_staging(uint64_t bytes) {

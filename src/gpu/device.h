@@ -65,6 +65,9 @@ class Device : public std::enable_shared_from_this<Device> {
     void write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data, uint64_t size);
     // Copies a range of a storage buffer to the host: one staging buffer, one submit, one map.
     std::vector<uint8_t> read_buffer(WGPUBuffer buffer, uint64_t offset, uint64_t size);
+    // The same into `dst` (dst.size() bytes from `offset`), so callers that keep a host buffer
+    // allocate nothing: on a multi-megabyte output, fresh pages cost as much as the copy.
+    void read_buffer(WGPUBuffer buffer, uint64_t offset, std::span<uint8_t> dst);
     // Encodes and submits one buffer-to-buffer copy now.
     void copy_buffer_now(WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst, uint64_t dst_offset,
                          uint64_t size);

@@ -97,3 +97,37 @@ TEST(Tensor, LargerThanTheDeviceAllowsIsAClearError) {
 
 }  // namespace
 }  // namespace wgx::test
+
+namespace wgx::test {
+namespace {
+
+// get_bytes into the caller's memory: the same bytes as the allocating form, for a type stored
+// as is and for int64 (widened from the GPU's int32), and a destination of the wrong size is
+// refused without touching it.
+TEST(Tensor, GetBytesIntoCallerMemory) {
+    Context& c = ctx();
+    std::vector<float> f = random_floats(1031, 77);
+    Tensor tf = c.tensor(DType::f32, {1031}).set_data(f);
+    std::vector<std::byte> mine(tf.host_bytes());
+    tf.get_bytes(mine);
+    EXPECT_EQ(mine, tf.get_bytes());
+    EXPECT_EQ(std::memcmp(mine.data(), f.data(), mine.size()), 0);
+
+    std::vector<int64_t> l = {-3, 0, 7, 2147483647, -2147483647 - 1};
+    Tensor tl = c.tensor(DType::i64, {5}).set_data(l);
+    std::vector<int64_t> back(5, 99);
+    tl.get_bytes(std::as_writable_bytes(std::span<int64_t>(back)));
+    EXPECT_EQ(back, l);
+
+    std::vector<std::byte> short_buffer(tf.host_bytes() - 4, std::byte{0x5a});
+    try {
+        tf.get_bytes(short_buffer);
+        ADD_FAILURE() << "a short destination was accepted";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("destination"), std::string::npos) << e.what();
+    }
+    for (std::byte b : short_buffer) ASSERT_EQ(b, std::byte{0x5a});
+}
+
+}  // namespace
+}  // namespace wgx::test
