@@ -12,6 +12,7 @@ namespace {
 struct ConvCase {
     int64_t c_in, h, w, c_out, k, stride, pad, groups;
     const char* where;
+    int64_t batch = 1;  // images; the batch-32 cases move enough bytes to be bandwidth bound
 };
 
 const std::vector<ConvCase> kCases = {
@@ -28,6 +29,9 @@ const std::vector<ConvCase> kCases = {
     {72, 56, 56, 72, 5, 2, 2, 72, "MobileNetV3 depthwise"},
     {3, 224, 224, 64, 7, 2, 3, 1, "ResNet stem"},
     {3, 224, 224, 32, 3, 2, 1, 1, "MobileNetV2 stem"},
+    // Batch 32: hundreds of megabytes per call, where halving the bytes (float16) should show.
+    {144, 56, 56, 144, 3, 1, 1, 144, "MobileNetV2 depthwise, batch 32", 32},
+    {144, 56, 56, 24, 1, 1, 0, 1, "MobileNetV2 projection, batch 32", 32},
 };
 
 std::string kind(const ConvCase& c) {
@@ -35,27 +39,29 @@ std::string kind(const ConvCase& c) {
     return fmt::format("{}x{}/{}", c.k, c.k, c.stride);
 }
 
-// float64 convolution (bias included), [C_out, H_out, W_out].
+// float64 convolution (bias included), [N, C_out, H_out, W_out].
 std::vector<double> reference(const ConvCase& c, int64_t ho, int64_t wo, const std::vector<float>& in,
                               const std::vector<float>& w, const std::vector<float>& bias) {
     const int64_t cin_g = c.c_in / c.groups, cout_g = c.c_out / c.groups;
-    std::vector<double> out(c.c_out * ho * wo);
-    for (int64_t co = 0; co < c.c_out; ++co) {
-        double* o = out.data() + co * ho * wo;
-        for (int64_t i = 0; i < ho * wo; ++i) o[i] = bias[co];
-        const int64_t g = co / cout_g;
-        for (int64_t ci = 0; ci < cin_g; ++ci) {
-            const float* x = in.data() + (g * cin_g + ci) * c.h * c.w;
-            for (int64_t ky = 0; ky < c.k; ++ky) {
-                for (int64_t kx = 0; kx < c.k; ++kx) {
-                    const double wv = w[((co * cin_g + ci) * c.k + ky) * c.k + kx];
-                    for (int64_t y = 0; y < ho; ++y) {
-                        const int64_t iy = y * c.stride - c.pad + ky;
-                        if (iy < 0 || iy >= c.h) continue;
-                        for (int64_t xo = 0; xo < wo; ++xo) {
-                            const int64_t ix = xo * c.stride - c.pad + kx;
-                            if (ix < 0 || ix >= c.w) continue;
-                            o[y * wo + xo] += wv * x[iy * c.w + ix];
+    std::vector<double> out(c.batch * c.c_out * ho * wo);
+    for (int64_t n = 0; n < c.batch; ++n) {
+        for (int64_t co = 0; co < c.c_out; ++co) {
+            double* o = out.data() + (n * c.c_out + co) * ho * wo;
+            for (int64_t i = 0; i < ho * wo; ++i) o[i] = bias[co];
+            const int64_t g = co / cout_g;
+            for (int64_t ci = 0; ci < cin_g; ++ci) {
+                const float* x = in.data() + ((n * c.c_in) + g * cin_g + ci) * c.h * c.w;
+                for (int64_t ky = 0; ky < c.k; ++ky) {
+                    for (int64_t kx = 0; kx < c.k; ++kx) {
+                        const double wv = w[((co * cin_g + ci) * c.k + ky) * c.k + kx];
+                        for (int64_t y = 0; y < ho; ++y) {
+                            const int64_t iy = y * c.stride - c.pad + ky;
+                            if (iy < 0 || iy >= c.h) continue;
+                            for (int64_t xo = 0; xo < wo; ++xo) {
+                                const int64_t ix = xo * c.stride - c.pad + kx;
+                                if (ix < 0 || ix >= c.w) continue;
+                                o[y * wo + xo] += wv * x[iy * c.w + ix];
+                            }
                         }
                     }
                 }
@@ -84,17 +90,17 @@ void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& 
         fmt::print(stderr, "  {}\n", r.name);
 
         const int64_t cin_g = c.c_in / c.groups;
-        std::vector<float> in = random_values(c.c_in * c.h * c.w, 31);
+        std::vector<float> in = random_values(c.batch * c.c_in * c.h * c.w, 31);
         std::vector<float> w = random_values(c.c_out * cin_g * c.k * c.k, 32);
         std::vector<float> bias = random_values(c.c_out, 33);
         // (float16: rounded in place, so the reference uses what the GPU reads)
-        Tensor tin = upload(ctx, dtype, {1, c.c_in, c.h, c.w}, in);
+        Tensor tin = upload(ctx, dtype, {c.batch, c.c_in, c.h, c.w}, in);
         Tensor tw = upload(ctx, dtype, {c.c_out, cin_g, c.k, c.k}, w);
         Tensor tb = upload(ctx, dtype, {c.c_out}, bias);
-        Tensor tout = poisoned(ctx, dtype, {1, c.c_out, ho, wo});  // unwritten outputs fail
+        Tensor tout = poisoned(ctx, dtype, {c.batch, c.c_out, ho, wo});  // unwritten outputs fail
 
-        r.flops = 2.0 * double(c.c_out * ho * wo) * double(cin_g * c.k * c.k);
-        r.bytes = element * double(in.size() + w.size() + bias.size() + c.c_out * ho * wo);
+        r.flops = 2.0 * double(c.batch * c.c_out * ho * wo) * double(cin_g * c.k * c.k);
+        r.bytes = element * double(in.size() + w.size() + bias.size() + c.batch * c.c_out * ho * wo);
         const std::vector<int64_t> stride{c.stride, c.stride}, pad{c.pad, c.pad}, one{1, 1},
             zero{0, 0};
         Measured m = measure(
