@@ -309,7 +309,8 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         direct.threads = uint32_t(threads);
         Kernel kern = rec.kernel(fmt::format("{}/depthwise{}", args.op(), suffix),
                                  common + std::string(wgsl::ops_conv_conv2d_depthwise),
-                                 {{"WG", double(wg)}, {"HAS_RESIDUAL", has_residual}});
+                                 {{"WG", double(wg)}, {"HAS_RESIDUAL", has_residual},
+                                  {"KH", double(p.kH)}, {"KW", double(p.kW)}});
         rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(direct),
                             residual_binding},
                      rec.grid_1d(threads, wg));
