@@ -90,13 +90,7 @@ void print_model(const std::string& path, const std::string& method, bool float1
     for (const auto& c : g.constants) constant_bytes += c.bytes.size();
     fmt::print("constants: {} ({} bytes)\n", g.constants.size(), constant_bytes);
 
-    std::map<int32_t, uint64_t> pools;
-    for (const auto& v : g.values) {
-        const auto* t = std::get_if<program::Tensor>(&v);
-        if (!t || t->constant_id >= 0 || t->mem_obj_id < 0) continue;
-        uint64_t bytes = program::host_nbytes(*t) / host_size(t->dtype) * device_size(t->dtype);
-        pools[t->mem_obj_id] = std::max(pools[t->mem_obj_id], bytes);
-    }
+    std::map<int32_t, uint64_t> pools = program::pool_sizes(g);
     uint64_t pool_bytes = 0;
     for (const auto& [id, bytes] : pools) pool_bytes += bytes;
     fmt::print("memory pools: {} ({} bytes on the GPU)\n", pools.size(), pool_bytes);
@@ -130,7 +124,10 @@ void print_model(const std::string& path, const std::string& method, bool float1
         after[c.name] = int64_t(c.count);
         calls += c.count;
     }
-    fmt::print("after graph passes (what runs{}): {} calls\n", float16 ? ", float16" : "", calls);
+    auto planned = program::pool_sizes(program.graph());
+    uint64_t planned_bytes = program::pool_bytes(program.graph());
+    fmt::print("after graph passes (what runs{}): {} calls, {} memory pools ({} bytes on the GPU)\n",
+               float16 ? ", float16" : "", calls, planned.size(), planned_bytes);
     std::map<std::string, std::pair<int64_t, int64_t>> changed;
     for (const auto& [name, n] : before) changed[name].first = n;
     for (const auto& [name, n] : after) changed[name].second = n;

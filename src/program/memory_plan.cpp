@@ -174,4 +174,31 @@ void assign_memory_pools(Graph& graph) {
     }
 }
 
+std::map<int32_t, uint64_t> pool_sizes(const Graph& graph) {
+    std::map<int32_t, uint64_t> pools;
+    for (const auto& v : graph.values) {
+        const auto* t = std::get_if<Tensor>(&v);
+        if (!t || t->constant_id >= 0 || t->mem_obj_id < 0) continue;
+        uint64_t bytes = host_nbytes(*t) / host_size(t->dtype) * device_size(t->dtype);
+        pools[t->mem_obj_id] = std::max(pools[t->mem_obj_id], bytes);
+    }
+    return pools;
+}
+
+uint64_t pool_bytes(const Graph& graph) {
+    uint64_t total = 0;
+    for (const auto& [id, bytes] : pool_sizes(graph)) total += bytes;
+    return total;
+}
+
+void plan_memory_pools(Graph& graph) {
+    Graph fresh = graph;
+    for (auto& v : fresh.values) {
+        if (auto* t = std::get_if<Tensor>(&v)) t->mem_obj_id = -1;
+    }
+    assign_memory_pools(fresh);
+    assign_memory_pools(graph);
+    if (pool_bytes(fresh) < pool_bytes(graph)) graph = std::move(fresh);
+}
+
 }  // namespace wgx::program

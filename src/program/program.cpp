@@ -60,7 +60,7 @@ Program Program::from_graph(program::Graph graph, const ProgramOptions& options)
         });
     }
     if (options.fuse) program::alias_reshapes(graph);  // last: the other passes know no alias groups
-    program::assign_memory_pools(graph);
+    program::plan_memory_pools(graph);
 
     // Every op must exist before anything touches the GPU: list all that are missing at once.
     std::vector<program::OpCount> missing;

@@ -209,5 +209,36 @@ TEST(MemoryPlan, RandomGraphsNeverOverlap) {
     }
 }
 
+// plan_memory_pools keeps the cheaper of the file's plan and a fresh one: a file that gave
+// every intermediate its own pool is replanned, a file whose plan is already tight keeps it.
+TEST(MemoryPlan, KeepsTheCheaperOfTheFilesPlanAndAFreshOne) {
+    auto chain = [](bool tight) {
+        // x -> a -> b -> c -> d -> out; the file's ids: all different, or alternating.
+        Graph g;
+        for (int i = 0; i < 6; ++i) {
+            int32_t id = (i == 0 || i == 5) ? -1 : (tight ? 10 + i % 2 : 10 + i);
+            g.values.push_back(Tensor{DType::f32, {16}, -1, id, false, ""});
+        }
+        for (int i = 0; i < 5; ++i) g.chain.push_back({"aten.relu.default", {i, i + 1}, 0});
+        g.input_ids = {0};
+        g.output_ids = {5};
+        return g;
+    };
+    Graph wasteful = chain(false);
+    Graph kept = wasteful;
+    assign_memory_pools(kept);
+    plan_memory_pools(wasteful);
+    EXPECT_EQ(pool_bytes(kept), 6u * 64);      // input, output, four intermediates
+    EXPECT_EQ(pool_bytes(wasteful), 4u * 64);  // intermediates in two pools
+    test::expect_pools_disjoint(wasteful);
+
+    Graph tight = chain(true);
+    plan_memory_pools(tight);
+    EXPECT_EQ(pool_bytes(tight), 4u * 64);
+    EXPECT_EQ(std::get<Tensor>(tight.values[1]).mem_obj_id, 11);  // the file's ids stay
+    EXPECT_EQ(std::get<Tensor>(tight.values[2]).mem_obj_id, 10);
+    test::expect_pools_disjoint(tight);
+}
+
 }  // namespace
 }  // namespace wgx::program
