@@ -201,6 +201,13 @@ const std::vector<ConvCase>& conv_cases() {
         {"depthwise_dilated", {1, 3, 11, 13}, {3, 1, 3, 3},
          true, {1, 2}, {2, 3}, {2, 3}, false, {}, 3},
         {"depthwise_single_channel", {1, 1, 1, 1}, {1, 1, 3, 3}, false, {1, 1}, {1, 1}, {1, 1}},
+        // Several 8 x 32 output tiles of the workgroup-memory depthwise kernel (edges of partly
+        // filled tiles, stride 2 with a 5 x 5 window, a 7 x 7 window, an asymmetric kernel).
+        {"depthwise_tiles", {2, 3, 21, 70}, {3, 1, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, false, {}, 3},
+        {"depthwise_tiles_5x5_s2", {1, 4, 37, 75}, {4, 1, 5, 5},
+         true, {2, 2}, {2, 2}, {1, 1}, false, {}, 4},
+        {"depthwise_tiles_7x7", {1, 2, 19, 40}, {2, 1, 7, 7}, false, {1, 1}, {3, 3}, {1, 1}, false, {}, 2},
+        {"depthwise_tiles_3x5", {1, 2, 17, 45}, {2, 1, 3, 5}, true, {1, 2}, {1, 0}, {1, 1}, false, {}, 2},
         // 1-D.
         {"conv1d_stride2", {2, 4, 29}, {6, 4, 5}, true, {2}, {2}, {1}},
         {"conv1d_depthwise_dilated", {1, 6, 31}, {6, 1, 3}, false, {1}, {3}, {3}, false, {}, 6},

@@ -12,6 +12,7 @@
 
 #include "core/dispatch_geometry.h"
 #include "ops/conv/conv2d_depthwise.wgsl.h"
+#include "ops/conv/conv2d_depthwise_tiled.wgsl.h"
 #include "ops/conv/im2col.wgsl.h"
 #include "ops/conv/conv2d_direct.wgsl.h"
 #include "ops/common/wgsl_types.h"
@@ -301,7 +302,23 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     const std::string suffix = fmt::format("{}{}", residual ? " residual" : "",
                                            dt == DType::f16 ? " f16" : "");
     const uint32_t wg = rec.workgroup_size(64);
-    if (!transposed && cin_g == 1 && cout_g < 4) {
+    // Variant 2a: pure depthwise (one output channel per group) through workgroup memory, when
+    // the staged input tile fits conv2d_depthwise_tiled.wgsl's buffer and the grid the limits.
+    const uint64_t staged_rows = 7 * uint64_t(p.stride_h) + (uint64_t(kH) - 1) * p.dil_h + 1;
+    const uint64_t staged_cols = 31 * uint64_t(p.stride_w) + (uint64_t(kW) - 1) * p.dil_w + 1;
+    const uint64_t tiles_x = (uint64_t(o[1]) + 31) / 32, tiles_y = (uint64_t(o[0]) + 7) / 8;
+    const uint64_t planes = uint64_t(N) * uint64_t(C_out);
+    if (!transposed && cin_g == 1 && cout_g == 1 && wg == 64 &&
+        staged_rows * staged_cols <= 1456 && tiles_x <= max_dim && tiles_y <= max_dim &&
+        planes <= max_dim) {
+        Kernel kern = rec.kernel(fmt::format("{}/depthwise_tiled{}", args.op(), suffix),
+                                 common + std::string(wgsl::ops_conv_conv2d_depthwise_tiled),
+                                 {{"HAS_RESIDUAL", has_residual},
+                                  {"KH", double(p.kH)}, {"KW", double(p.kW)}});
+        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(direct),
+                            residual_binding},
+                     Grid{uint32_t(tiles_x), uint32_t(tiles_y), uint32_t(planes)});
+    } else if (!transposed && cin_g == 1 && cout_g < 4) {
         // Variant 2: one input channel per group and few outputs per group (depthwise, channel
         // multiplier < 4): one thread per output channel and 4 columns, no wasted channel lanes.
         uint64_t threads = uint64_t(N) * uint64_t(C_out) * uint64_t(o[0]) * p.x_blocks;
