@@ -18,6 +18,13 @@ def registered(wgx):
     return [line.split() for line in out.splitlines() if line.strip()]
 
 
+def float16_ops(wgx):
+    """Names of the ops that take float16 tensors (ProgramOptions::float16 hands them float16)."""
+    out = subprocess.run([wgx, "ops", "--float16"], check=True, capture_output=True,
+                         text=True).stdout
+    return {line.strip() for line in out.splitlines() if line.strip()}
+
+
 def op_sources():
     """Registered name -> (family folder, source file), from the op files' name() strings."""
     found = {}
@@ -60,6 +67,7 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "docs/OPS.md"))
     args = ap.parse_args()
     ops = registered(args.wgx)
+    half = float16_ops(args.wgx)
     sources = op_sources()
     cases = fixture_cases()
     names = [n for entry in ops for n in entry]
@@ -76,9 +84,11 @@ def main():
         "single-op PyTorch fixture (tests/programs runs every fixture, delegated and plain,",
         "against PyTorch's output). Every op also has float64-referenced unit tests",
         "(tests/unit, suites by family below); tolerances are in docs/TESTING.md.",
+        f"{len(half)} operators take float16 tensors (float16 storage, float32 arithmetic;",
+        "`wgx run --f16`); in a float16 program the others run on float32 copies.",
         "",
-        "| graph name | aliases | source | unit tests | single-op fixtures |",
-        "| --- | --- | --- | --- | --- |",
+        "| graph name | aliases | float16 | source | unit tests | single-op fixtures |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for entry in ops:
         name, aliases = entry[0], entry[1:]
@@ -86,7 +96,8 @@ def main():
         family = src.parts[2] if src else ""
         fixtures = cases.get(name, []) + [c for a in aliases for c in cases.get(a, [])]
         lines.append(
-            f"| `{name}` | {', '.join(f'`{a}`' for a in aliases)} | {src or ''} | "
+            f"| `{name}` | {', '.join(f'`{a}`' for a in aliases)} | "
+            f"{'yes' if name in half else ''} | {src or ''} | "
             f"{TESTS_BY_FAMILY.get(family, '')} | {', '.join(fixtures) if fixtures else none_text(name)} |")
     missing = [n for n in names if not cases.get(n) and not n.startswith(OWN_PREFIX)]
     own = [n for n in names if n.startswith(OWN_PREFIX)]

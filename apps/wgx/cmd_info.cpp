@@ -140,9 +140,16 @@ void print_model(const std::string& path, const std::string& method, bool float1
 
 void add_ops_command(CLI::App& app, GlobalOptions&, Action& action) {
     auto* cmd = app.add_subcommand("ops", "List the built-in ops (graph names, then aliases)");
+    static bool float16_only = false;
+    cmd->add_flag("--float16", float16_only,
+                  "Only the ops that take float16 tensors (Op::accepts_float16), names only");
     cmd->callback([&action] {
         action = [] {
             for (const Op* op : builtin_ops()) {
+                if (float16_only) {
+                    if (op->accepts_float16()) fmt::print("{}\n", op->name());
+                    continue;
+                }
                 fmt::print("{}", op->name());
                 for (std::string_view alias : op->aliases()) fmt::print(" {}", alias);
                 fmt::print("\n");
