@@ -73,4 +73,18 @@ struct Graph {
     std::string origin;
 };
 
+// Calls f(id) for the value an op argument names, or, when that value is a list (cat's inputs,
+// an op's several outputs), for each present item of it. Ids outside the graph are skipped.
+template <typename F>
+void for_each_arg_value(const Graph& graph, int32_t arg, F&& f) {
+    if (arg < 0 || static_cast<size_t>(arg) >= graph.values.size()) return;
+    if (const auto* list = std::get_if<ValueList>(&graph.values[static_cast<size_t>(arg)])) {
+        for (int32_t item : list->items) {
+            if (item >= 0 && static_cast<size_t>(item) < graph.values.size()) f(item);
+        }
+    } else {
+        f(arg);
+    }
+}
+
 }  // namespace wgx::program

@@ -165,26 +165,17 @@ void check_alias_groups(const Graph& graph, std::string_view file) {
     // Per op: the groups it reads and the groups it writes (through value lists).
     std::vector<int> writes(graph.values.size(), 0);
     std::vector<int32_t> read, written;
-    auto each = [&](int32_t id, auto&& f) {
-        if (const auto* list = std::get_if<ValueList>(&graph.values[static_cast<size_t>(id)])) {
-            for (int32_t item : list->items) {
-                if (item >= 0) f(item);
-            }
-        } else {
-            f(id);
-        }
-    };
     for (size_t op = 0; op < graph.chain.size(); ++op) {
         const auto& args = graph.chain[op].args;
         if (args.empty()) continue;
         read.clear();
         written.clear();
         for (size_t a = 0; a + 1 < args.size(); ++a) {
-            each(args[a], [&](int32_t id) {
+            for_each_arg_value(graph, args[a], [&](int32_t id) {
                 if (group_of[static_cast<size_t>(id)] >= 0) read.push_back(group_of[static_cast<size_t>(id)]);
             });
         }
-        each(args.back(), [&](int32_t id) {
+        for_each_arg_value(graph, args.back(), [&](int32_t id) {
             const int32_t g = group_of[static_cast<size_t>(id)];
             if (g < 0) return;
             if (++writes[static_cast<size_t>(id)] > 1) {

@@ -383,7 +383,7 @@ double run_conv_f16(const ConvCase& c, bool clamp, bool residual, std::optional<
 class ConvShapesF16 : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(ConvShapesF16, MatchesFloat64Reference) {
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     EXPECT_LE(run_conv_f16(GetParam(), false, false, std::nullopt, std::nullopt), 1.0);
 }
 
@@ -396,7 +396,7 @@ INSTANTIATE_TEST_SUITE_P(Conv, ConvShapesF16, ::testing::ValuesIn(conv_cases()),
 // transposed, im2col 3x3), the direct kernel (grouped, transposed), depthwise and 1-D; both
 // bounds, each bound alone.
 TEST(ConvFloat16, ClampAndResidualOnEveryKernel) {
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     for (const char* name : {"pointwise_bias", "pointwise_transposed", "direct_3x3_pad1",
                              "direct_asymmetric", "direct_groups2", "depthwise_multiplier2",
                              "transposed_s2_op1", "conv1d_stride2"}) {
@@ -529,7 +529,7 @@ TEST(ConvValidation, RejectsBadArguments) {
 
 // Float32 and float16 tensors in one convolution are refused, naming the argument.
 TEST(ConvFloat16, MixedFloatTypesAreRejected) {
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     const Ints one{1, 1}, zero{0, 0};
     Tensor x16 = half_tensor({1, 4, 8, 8}, f16_random(256, 1));
     Tensor w16 = half_tensor({6, 4, 3, 3}, f16_random(216, 2));

@@ -215,7 +215,7 @@ TEST_P(GemmVariants, Float16EveryLayout) {
     if (!ops::gemm_variant_fits(*v, ctx().device_info().limits)) {
         GTEST_SKIP() << v->name << " does not fit this device's workgroup limits";
     }
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     const int64_t M1 = v->bm() + 5, N1 = v->bn() + 3;
     const int64_t M4 = v->bm() + 4, N4 = v->bn() + 4;
     uint32_t seed = 2100;
@@ -333,7 +333,7 @@ TEST(GemmKernel, ClampEpilogue) {
 // layouts of B, split K (float32 partial sums, the reduce pass rounding once) with every
 // epilogue, and the clamp and residual epilogues of the tile kernel with both bounds.
 TEST(GemmKernel, Float16PathsMatchFloat64) {
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     auto fits = fitting_variants();
     ASSERT_FALSE(fits.empty());
     const GemmVariant& small = *fits.back();
@@ -372,7 +372,7 @@ TEST(GemmKernel, Float16PathsMatchFloat64) {
 
 // A GemmCall mixing float32 and float16 tensors is refused, naming both types.
 TEST(GemmKernel, MixedFloatTypesAreRefused) {
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     GemmCall call;
     call.a = ctx().tensor(DType::f32, {4, 4});
     call.b = ctx().tensor(DType::f16, {4, 4});

@@ -11,6 +11,12 @@
 #include "base/half.h"
 #include "test_util.h"
 
+// Skips the calling test on a device without shader-f16, where float16 kernels cannot compile
+// (a device capability, not a failed check).
+#define WGX_SKIP_WITHOUT_F16()                                  \
+    if (!::wgx::test::ctx().device_info().features.shader_f16) \
+    GTEST_SKIP() << "the device has no shader-f16"
+
 namespace wgx::test {
 
 // `v` with every value rounded to the nearest float16, so a float64 reference sees exactly what

@@ -204,7 +204,7 @@ std::vector<double> abs_values(std::vector<double> v) {
 // and scalar tiles, the transposed weight), addmm with a broadcast self, alpha and beta, bmm on
 // both access paths and matmul with a shared operand.
 TEST(MatmulOps, Float16MatchesFloat64) {
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     uint32_t seed = 300;
     // linear: {input shape, N, bias}
     struct LinearCase {
@@ -318,7 +318,7 @@ TEST(MatmulOps, BadArgumentsAreRejected) {
 
 // Float32 and float16 tensors in one call are refused, naming the op and both arguments.
 TEST(MatmulOps, MixedFloat32AndFloat16AreRejected) {
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     Tensor x = make({4, 6}, 19);
     Tensor w16 = half_tensor({5, 6}, f16_random(30, 20));
     Tensor b16 = half_tensor({5}, f16_random(5, 21));

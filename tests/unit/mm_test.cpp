@@ -35,7 +35,7 @@ TEST_P(Mm, MatchesFloat64Reference) {
 }
 
 TEST_P(Mm, Float16MatchesFloat64Reference) {
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     auto [M, K, N] = GetParam();
     auto a = f16_random(M * K, 43);
     auto b = f16_random(K * N, 44);

@@ -67,7 +67,6 @@ std::vector<float> floats_of(const Tensor& t) {
     return v;
 }
 
-bool has_f16() { return ctx().device_info().features.shader_f16; }
 
 struct Stats {
     std::vector<double> out, mean, rstd;
@@ -152,7 +151,7 @@ TEST(NormOps, LayerNormOverTrailingDims) {
 }
 
 TEST(NormOps, Float16LayerNormComputesInFloat32) {
-    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     on_both_reduction_paths([](const std::string& path) { check_layer_norm(DType::f16, path); });
 }
 
@@ -219,7 +218,7 @@ TEST(NormOps, GroupNormPerChannelAffine) {
 }
 
 TEST(NormOps, Float16GroupNormComputesInFloat32) {
-    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     on_both_reduction_paths([](const std::string& path) { check_group_norm(DType::f16, path); });
 }
 
@@ -284,7 +283,7 @@ void check_batch_norm(DType dtype) {
 TEST(NormOps, BatchNormInference) { check_batch_norm(DType::f32); }
 
 TEST(NormOps, Float16BatchNormComputesInFloat32) {
-    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     check_batch_norm(DType::f16);
 }
 
@@ -330,7 +329,7 @@ TEST(NormOps, BadArgumentsAreRejected) {
 }
 
 TEST(NormOps, Float16DoesNotMixWithFloat32) {
-    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     Tensor h = tensor_of(DType::f16, {2, 4, 3}, representable(inputs(24, 15), DType::f16));
     Tensor hout = ctx().tensor(DType::f16, {2, 4, 3});
     Tensor fout = ctx().tensor(DType::f32, {2, 4, 3});

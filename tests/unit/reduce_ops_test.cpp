@@ -155,7 +155,6 @@ Tensor poisoned_half(const Shape& s) {
     return ctx().tensor(DType::f16, s).set_data(std::vector<uint16_t>(numel(s), 0x7e00));
 }
 
-bool has_f16() { return ctx().device_info().features.shader_f16; }
 
 struct Case {
     Shape shape;
@@ -227,7 +226,7 @@ TEST(ReduceOps, SumMeanAmaxAminOverAnyDims) {
 }
 
 TEST(ReduceOps, Float16ReductionsComputeInFloat32) {
-    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     for (const Case& c : cases()) {
         auto h = to_half(random_floats(numel(c.shape), 600 + uint32_t(c.shape.size())));
         std::vector<double> x = from_half(h);
@@ -491,7 +490,7 @@ TEST(ReduceOps, SoftmaxAndLogSoftmaxOnEveryDim) {
 }
 
 TEST(ReduceOps, Float16SoftmaxComputesInFloat32) {
-    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     on_both_reduction_paths([](const std::string& path) {
         check_softmax_every_dim(DType::f16, path);
     });
@@ -564,7 +563,7 @@ TEST(ReduceOps, BadArgumentsAreRejected) {
 }
 
 TEST(ReduceOps, Float16DoesNotMixWithFloat32) {
-    if (!has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     Tensor h = ctx().tensor(DType::f16, {2, 3}).set_data(to_half(random_floats(6, 502)));
     Tensor f2 = ctx().tensor(DType::f32, {2});
     Tensor f23 = ctx().tensor(DType::f32, {2, 3});

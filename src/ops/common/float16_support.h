@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "ops/common/wgsl_types.h"
 #include "wgx/op.h"
@@ -21,6 +23,12 @@ inline void expect_float16_support(const Recorder& rec, const Args& args, DType 
                               rec.device().adapter.name));
     }
 }
+
+// The one float type of an op's float tensors (entries with a null tensor are absent optional
+// ones): each stored as float32 (float64 data included) or float16, all alike, and float16 only
+// on a device with shader-f16. Fails through `args` naming the offending tensors.
+DType one_float_type(const Recorder& rec, const Args& args,
+                     std::initializer_list<std::pair<const Tensor*, const char*>> tensors);
 
 // "alias S = <element as stored>; alias T = <element as computed>;": float32 and float16 are
 // both computed in f32 (float16 is only a storage format: each element is widened on load and

@@ -15,6 +15,7 @@
 #include "ops/conv/conv2d_depthwise_tiled.wgsl.h"
 #include "ops/conv/im2col.wgsl.h"
 #include "ops/conv/conv2d_direct.wgsl.h"
+#include "ops/common/float16_support.h"
 #include "ops/common/wgsl_types.h"
 #include "ops/matmul/gemm.h"
 #include "ops/conv/conv_common.wgsl.h"
@@ -91,27 +92,10 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
 
     // dtypes: one float type throughout, float32 (float64 data is stored as float32 too) or
     // float16 (stored as float16, computed in float32, rounded once on the store).
-    const std::pair<const Tensor*, const char*> floats[] = {
-        {&input, "input"}, {&weight, "weight"}, {bias ? &*bias : nullptr, "bias"},
-        {residual ? &*residual : nullptr, "residual"}, {&out, "out"}};
-    const DType dt = storage_dtype(input.dtype());
-    for (auto [t, name] : floats) {
-        if (!t) continue;
-        const DType st = storage_dtype(t->dtype());
-        if (st != DType::f32 && st != DType::f16) {
-            args.fail(fmt::format("{} must be float32 or float16, got {}.", name,
-                                  dtype_name(t->dtype())));
-        }
-        if (st != dt) {
-            args.fail(fmt::format("input is {} but {} is {}: the tensors must be all float32 or "
-                                  "all float16.",
-                                  dtype_name(input.dtype()), name, dtype_name(t->dtype())));
-        }
-    }
-    if (dt == DType::f16 && !rec.device().features.shader_f16) {
-        args.fail("float16 tensors need the adapter's shader-f16 feature, which this device "
-                  "lacks.");
-    }
+    const DType dt = one_float_type(rec, args,
+                                    {{&input, "input"}, {&weight, "weight"},
+                                     {bias ? &*bias : nullptr, "bias"},
+                                     {residual ? &*residual : nullptr, "residual"}, {&out, "out"}});
 
     // ranks: [N, C, L] (1-D) or [N, C, H, W] (2-D); weight and out of the same rank.
     if (input.rank() != 3 && input.rank() != 4) {

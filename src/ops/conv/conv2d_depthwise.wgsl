@@ -54,11 +54,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         }
     }
 
-    let out_row = ((n * params.C_out + co) * params.H_out + oy) * params.W_out;
-    for (var j = 0u; j < 4u; j++) {
-        if (ox0 + j < params.W_out) {
-            let at = out_row + ox0 + j;
-            out[at] = S(epilogue(acc[j], co, at));
-        }
-    }
+    store_columns(((n * params.C_out + co) * params.H_out + oy) * params.W_out, ox0, acc, co);
 }

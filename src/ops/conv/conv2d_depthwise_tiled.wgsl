@@ -60,11 +60,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
             acc = fma(xv, vec4<f32>(wv), acc);
         }
     }
-    let out_row = ((n * params.C_out + c) * params.H_out + oy) * params.W_out;
-    for (var j = 0u; j < 4u; j++) {
-        if (ox + j < params.W_out) {
-            let at = out_row + ox + j;
-            out[at] = S(epilogue(acc[j], c, at));
-        }
-    }
+    store_columns(((n * params.C_out + c) * params.H_out + oy) * params.W_out, ox, acc, c);
 }

@@ -36,3 +36,14 @@ fn epilogue(acc: f32, co: u32, at: u32) -> f32 {
     }
     return v;
 }
+
+// Writes the columns ox..ox+3 (those inside the row) of one output row starting at out_row, of
+// channel co, with the epilogue applied (the depthwise kernels).
+fn store_columns(out_row: u32, ox: u32, acc: vec4<f32>, co: u32) {
+    for (var j = 0u; j < 4u; j++) {
+        if (ox + j < params.W_out) {
+            let at = out_row + ox + j;
+            out[at] = S(epilogue(acc[j], co, at));
+        }
+    }
+}

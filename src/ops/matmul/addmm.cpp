@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ops/common/broadcast.h"
+#include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
 #include "ops/common/dims.h"
@@ -25,7 +26,7 @@ class Addmm final : public Op {
         const Tensor& out = args.tensor(args.size() - 1, "out");
         double beta = args.size() >= 5 && !args.is_none(3) ? args.number(3, "beta") : 1.0;
         double alpha = args.size() >= 6 && !args.is_none(4) ? args.number(4, "alpha") : 1.0;
-        gemm_float_dtype(rec, args, {{&self, "self"}, {&a, "mat1"}, {&b, "mat2"}, {&out, "out"}});
+        one_float_type(rec, args, {{&self, "self"}, {&a, "mat1"}, {&b, "mat2"}, {&out, "out"}});
         if (a.rank() != 2 || b.rank() != 2) {
             args.fail(fmt::format("mat1 {} and mat2 {} must be 2-D.", shape_string(a.shape()),
                                   shape_string(b.shape())));

@@ -3,6 +3,7 @@
 // (batch in the grid's z).
 #include <fmt/format.h>
 
+#include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
 #include "ops/common/dims.h"
@@ -20,7 +21,7 @@ class Bmm final : public Op {
         const Tensor& a = args.tensor(0, "self");
         const Tensor& b = args.tensor(1, "mat2");
         const Tensor& out = args.tensor(2, "out");
-        gemm_float_dtype(rec, args, {{&a, "self"}, {&b, "mat2"}, {&out, "out"}});
+        one_float_type(rec, args, {{&a, "self"}, {&b, "mat2"}, {&out, "out"}});
         for (const auto& [t, what] : {std::pair{&a, "self"}, std::pair{&b, "mat2"},
                                       std::pair{&out, "out"}}) {
             if (t->rank() != 3) {

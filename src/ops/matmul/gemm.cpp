@@ -28,7 +28,7 @@ void check_grid(std::string_view label, const GemmParams& p, Grid grid, const De
 }
 
 // The one storage type of the call's tensors: float32, or float16 on a device with shader-f16.
-// The ops check their arguments first (gemm_float_dtype); this guards the internal callers.
+// The ops check their arguments first (one_float_type); this guards the internal callers.
 DType call_dtype(std::string_view label, const GemmCall& call, const DeviceInfo& device) {
     const DType dt = storage_dtype(call.a.dtype());
     if (dt != DType::f32 && dt != DType::f16) {
@@ -132,34 +132,6 @@ void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall&
 }
 
 }  // namespace
-
-DType gemm_float_dtype(const Recorder& rec, const Args& args,
-                       std::initializer_list<std::pair<const Tensor*, const char*>> tensors) {
-    const std::pair<const Tensor*, const char*>* first = nullptr;
-    for (const auto& entry : tensors) {
-        const auto& [t, name] = entry;
-        if (!t) continue;
-        if (t->dtype() != DType::f32 && t->dtype() != DType::f16) {
-            args.fail(fmt::format("{} has dtype {}; only float32 and float16 are supported.", name,
-                                  dtype_name(t->dtype())));
-        }
-        if (!first) {
-            first = &entry;
-        } else if (t->dtype() != first->first->dtype()) {
-            args.fail(fmt::format("{} is {} but {} is {}: the tensors must be all float32 or all "
-                                  "float16.",
-                                  first->second, dtype_name(first->first->dtype()), name,
-                                  dtype_name(t->dtype())));
-        }
-    }
-    if (!first) args.fail("no tensor arguments.");
-    const DType dt = first->first->dtype();
-    if (dt == DType::f16 && !rec.device().features.shader_f16) {
-        args.fail("float16 tensors need the adapter's shader-f16 feature, which this device "
-                  "lacks.");
-    }
-    return dt;
-}
 
 void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     const GemmParams& p = call.p;

@@ -64,13 +64,6 @@ struct GemmCall {
     uint32_t splits = 0;
 };
 
-// The float type of a GEMM op's tensors (`tensors`: {tensor or nullptr when absent, its argument
-// name}): all float32, or all float16 on a device with shader-f16 (stored as float16, computed
-// and accumulated in float32, rounded once on the store). Anything else fails naming the op
-// and the arguments.
-DType gemm_float_dtype(const Recorder& rec, const Args& args,
-                       std::initializer_list<std::pair<const Tensor*, const char*>> tensors);
-
 // Records one GEMM dispatch. Strides and sizes must describe elements inside the tensors (the
 // callers' checks); throws InvalidArgument when the grid exceeds the device's limits or the
 // named variant is unknown or does not fit the device.

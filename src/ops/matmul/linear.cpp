@@ -4,6 +4,7 @@
 // arithmetic).
 #include <fmt/format.h>
 
+#include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
 #include "ops/common/dims.h"
@@ -22,7 +23,7 @@ class Linear final : public Op {
         const Tensor& weight = args.tensor(1, "weight");
         auto bias = args.size() == 4 ? args.optional_tensor(2, "bias") : std::nullopt;
         const Tensor& out = args.tensor(args.size() - 1, "out");
-        gemm_float_dtype(rec, args, {{&input, "input"}, {&weight, "weight"},
+        one_float_type(rec, args, {{&input, "input"}, {&weight, "weight"},
                                      {bias ? &*bias : nullptr, "bias"}, {&out, "out"}});
         if (input.rank() < 1) args.fail("input must have at least one dim.");
         if (weight.rank() != 2) {

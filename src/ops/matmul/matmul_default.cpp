@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ops/common/broadcast.h"
+#include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
 #include "ops/common/dims.h"
@@ -23,7 +24,7 @@ class Matmul final : public Op {
         const Tensor& a = args.tensor(0, "self");
         const Tensor& b = args.tensor(1, "other");
         const Tensor& out = args.tensor(2, "out");
-        gemm_float_dtype(rec, args, {{&a, "self"}, {&b, "other"}, {&out, "out"}});
+        one_float_type(rec, args, {{&a, "self"}, {&b, "other"}, {&out, "out"}});
         for (const auto& [t, what] : {std::pair{&a, "self"}, std::pair{&b, "other"}}) {
             if (t->rank() < 1) args.fail(fmt::format("{} must have at least one dim.", what));
         }

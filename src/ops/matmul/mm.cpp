@@ -2,6 +2,7 @@
 // float16 throughout (float32 arithmetic).
 #include <fmt/format.h>
 
+#include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
 
@@ -18,7 +19,7 @@ class Mm final : public Op {
         const Tensor& a = args.tensor(0, "self");
         const Tensor& b = args.tensor(1, "mat2");
         const Tensor& out = args.tensor(2, "out");
-        gemm_float_dtype(rec, args, {{&a, "self"}, {&b, "mat2"}, {&out, "out"}});
+        one_float_type(rec, args, {{&a, "self"}, {&b, "mat2"}, {&out, "out"}});
         for (const Tensor* t : {&a, &b, &out}) {
             if (t->rank() != 2) {
                 args.fail(fmt::format("operands must be 2-D, got shape {}.",

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/common/float16_support.h"
 #include "ops/common/workgroup_reduce.h"
 #include "ops/norm/norm_rows.wgsl.h"
 
@@ -47,16 +48,8 @@ std::vector<std::optional<Tensor>> output_list(const Args& args, size_t first, s
 }
 
 void expect_float(const Recorder& rec, const Args& args, const Tensor& t, std::string_view name) {
-    DType storage = storage_dtype(t.dtype());
-    if (storage != DType::f32 && storage != DType::f16) {
-        args.fail(fmt::format("{} has dtype {}; only float32 and float16 are supported.", name,
-                              dtype_name(t.dtype())));
-    }
-    if (storage == DType::f16 && !rec.device().features.shader_f16) {
-        args.fail(fmt::format("{} is float16, which needs the adapter's shader-f16 feature; this "
-                              "device lacks it.",
-                              name));
-    }
+    const std::string n(name);
+    one_float_type(rec, args, {{&t, n.c_str()}});
 }
 
 }  // namespace wgx::ops

@@ -24,26 +24,16 @@ bool Uses::private_to_one_reader(int32_t id) const {
 Uses count_uses(const Graph& g) {
     Uses u;
     u.graph_outputs.insert(g.output_ids.begin(), g.output_ids.end());
-    auto each = [&](int32_t id, auto&& f) {
-        if (id < 0 || static_cast<size_t>(id) >= g.values.size()) return;
-        if (const auto* list = std::get_if<ValueList>(&g.values[static_cast<size_t>(id)])) {
-            for (int32_t item : list->items) {
-                if (item >= 0) f(item);
-            }
-        } else {
-            f(id);
-        }
-    };
     for (size_t i = 0; i < g.chain.size(); ++i) {
         const auto& args = g.chain[i].args;
         if (args.empty()) continue;
         for (size_t a = 0; a + 1 < args.size(); ++a) {
-            each(args[a], [&](int32_t id) {
+            for_each_arg_value(g, args[a], [&](int32_t id) {
                 u.reads[id]++;
                 u.reader[id] = i;
             });
         }
-        each(args.back(), [&](int32_t id) {
+        for_each_arg_value(g, args.back(), [&](int32_t id) {
             u.writes[id]++;
             u.writer[id] = i;
         });

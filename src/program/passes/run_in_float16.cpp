@@ -27,17 +27,6 @@ bool is_float32(const Graph& g, int32_t id) {
     return t && t->dtype == DType::f32 && has_elements(*t);
 }
 
-// Calls f(id) for a tensor argument, or for each item of a list argument.
-template <typename F>
-void each_tensor(const Graph& g, int32_t arg, F&& f) {
-    if (arg < 0 || static_cast<size_t>(arg) >= g.values.size()) return;
-    if (const auto* list = std::get_if<ValueList>(&g.values[static_cast<size_t>(arg)])) {
-        for (int32_t item : list->items) f(item);
-    } else {
-        f(arg);
-    }
-}
-
 class Float16Rewrite {
   public:
     Float16Rewrite(Graph& g, const std::function<bool(std::string_view)>& accepts)
@@ -69,7 +58,7 @@ class Float16Rewrite {
             const auto& args = g_.chain[i].args;
             for (size_t a = 0; a < args.size(); ++a) {
                 bool output = a + 1 == args.size();
-                each_tensor(g_, args[a], [&](int32_t id) {
+                for_each_arg_value(g_, args[a], [&](int32_t id) {
                     const Tensor* t = tensor_at(g_, id);
                     if (!t) return;
                     if (output) written.insert(id);
