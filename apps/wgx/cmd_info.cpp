@@ -63,7 +63,43 @@ void print_device(const GlobalOptions& global) {
     fmt::print("  maxBufferSize                      {}\n", l.max_buffer_bytes);
 }
 
-void print_model(const std::string& path, const std::string& method, bool float16) {
+// One argument of a call, short: "v12 f32[1, 197, 768]", "v3=2", "v7=[0, 2, 1]", "none".
+std::string describe_arg(const program::Graph& g, int32_t id) {
+    if (id < 0 || static_cast<size_t>(id) >= g.values.size()) return "none";
+    const program::Value& v = g.values[static_cast<size_t>(id)];
+    if (const auto* t = std::get_if<program::Tensor>(&v)) {
+        return fmt::format("v{} {}{}{}", id, dtype_name(t->dtype), shape_string(t->dims),
+                           t->constant_id >= 0 ? " const" : "");
+    }
+    if (const auto* i = std::get_if<program::Int>(&v)) return fmt::format("v{}={}", id, i->value);
+    if (const auto* d = std::get_if<program::Double>(&v)) return fmt::format("v{}={}", id, d->value);
+    if (const auto* b = std::get_if<program::Bool>(&v)) return fmt::format("v{}={}", id, b->value);
+    if (const auto* l = std::get_if<program::IntList>(&v)) {
+        return fmt::format("v{}=[{}]", id, fmt::join(l->items, ", "));
+    }
+    if (const auto* l = std::get_if<program::ValueList>(&v)) {
+        std::vector<std::string> items;
+        for (int32_t item : l->items) items.push_back(describe_arg(g, item));
+        return fmt::format("v{}=({})", id, fmt::join(items, ", "));
+    }
+    if (std::holds_alternative<program::Null>(v)) return "none";
+    return fmt::format("v{} {}", id, program::value_kind_name(v));
+}
+
+// Every call of the graph that runs, in order, with its arguments (the output last).
+void print_calls(const program::Graph& g) {
+    for (size_t i = 0; i < g.chain.size(); ++i) {
+        const program::OpCall& call = g.chain[i];
+        std::vector<std::string> args;
+        for (int32_t id : call.args) args.push_back(describe_arg(g, id));
+        const std::string out = args.empty() ? "" : args.back();
+        if (!args.empty()) args.pop_back();
+        fmt::print("  #{:<4} {}({}) -> {}\n", i, call.name, fmt::join(args, ", "), out);
+    }
+}
+
+void print_model(const std::string& path, const std::string& method, bool float16,
+                 bool calls_too) {
     program::LoadOptions load;
     load.method = method;
     program::Graph g = program::load_graph(path, load);
@@ -134,6 +170,10 @@ void print_model(const std::string& path, const std::string& method, bool float1
     for (const auto& [name, n] : changed) {
         if (n.first != n.second) fmt::print("  {:5} -> {:<5} {}\n", n.first, n.second, name);
     }
+    if (calls_too) {
+        fmt::print("calls (after graph passes):\n");
+        print_calls(program.graph());
+    }
 }
 
 }  // namespace
@@ -162,16 +202,17 @@ void add_ops_command(CLI::App& app, GlobalOptions&, Action& action) {
 void add_info_command(CLI::App& app, GlobalOptions& global, Action& action) {
     auto* cmd = app.add_subcommand("info", "Describe a model (ops, values, pools) or the device");
     static bool device = false;
-    static bool float16 = false;
+    static bool float16 = false, calls = false;
     static std::string model, method = "forward";
     cmd->add_flag("--device", device, "Print adapters, the chosen one, limits and features");
     cmd->add_option("model", model, "A .pte file, a program.json, or its directory");
     cmd->add_option("--method", method, "Method to describe")->capture_default_str();
     cmd->add_flag("--f16", float16, "Show what runs in float16 (the conversions the pass adds)");
+    cmd->add_flag("--calls", calls, "Also list every call that runs, with its arguments");
     cmd->callback([&global, &action] {
         action = [&global] {
             if (device) print_device(global);
-            if (!model.empty()) print_model(model, method, float16);
+            if (!model.empty()) print_model(model, method, float16, calls);
             if (!device && model.empty()) {
                 fmt::print(stderr, "wgx info: give a MODEL or --device\n");
                 return 2;
