@@ -10,6 +10,7 @@
 #include "program/load.h"
 #include "program/memory_plan.h"
 #include "program/passes/alias_reshapes.h"
+#include "program/passes/compose_permutes.h"
 #include "program/passes/fold_prepack.h"
 #include "program/passes/fuse_activations.h"
 #include "program/passes/fuse_conv_epilogue.h"
@@ -49,6 +50,7 @@ Program Program::from_graph(program::Graph graph, const ProgramOptions& options)
     if (options.fuse) {
         program::fuse_activations(graph);
         program::fuse_conv_epilogue(graph);
+        program::compose_permutes(graph);
     }
     auto state = std::make_shared<State>();
     state->extra_ops = options.extra_ops;

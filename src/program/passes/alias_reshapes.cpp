@@ -9,16 +9,98 @@
 #include <vector>
 
 #include "program/passes/graph_uses.h"
+#include "program/passes/permutation.h"
 
 namespace wgx::program {
 namespace {
 
-// Calls whose output is their first argument's bytes in the same order under another shape.
-bool is_contiguous_reshape(std::string_view name) {
+// Calls whose output is their first argument's bytes in the same order under another shape,
+// whatever their other arguments.
+bool is_reshape_name(std::string_view name) {
     return name == "aten.view_copy.default" || name == "aten._unsafe_view.default" ||
            name == "aten.squeeze_copy.dims" || name == "aten.squeeze_copy.dim" ||
            name == "aten.squeeze_copy.default" || name == "aten.unsqueeze_copy.default" ||
            name == "aten.alias_copy.default" || name == "aten.alias.default";
+}
+
+const std::vector<int64_t>* dims_at(const Graph& g, int32_t id) {
+    const Tensor* t = tensor_at(g, id);
+    return t ? &t->dims : nullptr;
+}
+
+// permute_copy(self, dims) that moves only size-1 dims: e.g. [1, 26, 48] by [1, 0, 2].
+bool permute_is_reshape(const Graph& g, const OpCall& call) {
+    if (call.args.size() != 3) return false;
+    const auto* in = dims_at(g, call.args[0]);
+    const auto* out = dims_at(g, call.args[2]);
+    if (!in || !out) return false;
+    const auto perm = permutation_at(g, call.args[1], in->size());
+    if (!perm || !keeps_element_order(*in, *perm)) return false;
+    std::vector<int64_t> permuted;
+    for (int64_t d : *perm) permuted.push_back((*in)[static_cast<size_t>(d)]);
+    return permuted == *out;
+}
+
+// select_copy.int(self, dim, index) on a dim of size 1: the output is all of self.
+bool select_is_reshape(const Graph& g, const OpCall& call) {
+    if (call.args.size() != 4) return false;
+    const auto* in = dims_at(g, call.args[0]);
+    const auto* out = dims_at(g, call.args[3]);
+    const auto* dim = std::get_if<Int>(&g.values[static_cast<size_t>(call.args[1])]);
+    const auto* index = std::get_if<Int>(&g.values[static_cast<size_t>(call.args[2])]);
+    if (!in || !out || !dim || !index) return false;
+    const auto rank = static_cast<int64_t>(in->size());
+    int64_t d = dim->value;
+    if (d < -rank || d >= rank) return false;
+    if (d < 0) d += rank;
+    if ((*in)[static_cast<size_t>(d)] != 1 || (index->value != 0 && index->value != -1)) return false;
+    std::vector<int64_t> rest = *in;
+    rest.erase(rest.begin() + d);
+    return rest == *out;
+}
+
+// clone(self, memory_format?) and _clone_dim_order(self, non_blocking, dim_order?) that keep
+// the shape and the contiguous layout: a copy of the bytes, which an alias can stand for as
+// long as neither tensor is written again (can_alias checks that).
+bool clone_is_reshape(const Graph& g, const OpCall& call) {
+    const auto& args = call.args;
+    if (args.size() < 2) return false;
+    const auto* in = dims_at(g, args.front());
+    const auto* out = dims_at(g, args.back());
+    if (!in || !out || *in != *out) return false;
+    if (call.name == "aten.clone.default") {
+        if (args.size() > 3) return false;
+        if (args.size() == 3 && !is_null(g, args[1])) {
+            // Only torch.contiguous_format (0) and torch.preserve_format (1): other formats
+            // would ask for another byte order.
+            const auto* format = std::get_if<Int>(&g.values[static_cast<size_t>(args[1])]);
+            if (!format || (format->value != 0 && format->value != 1)) return false;
+        }
+        return true;
+    }
+    if (args.size() > 4) return false;
+    if (args.size() == 4 && !is_null(g, args[2])) {
+        const auto* order = std::get_if<IntList>(&g.values[static_cast<size_t>(args[2])]);
+        if (!order || order->items.size() != in->size()) return false;
+        for (size_t i = 0; i < order->items.size(); ++i) {
+            if (order->items[i] != static_cast<int64_t>(i)) return false;
+        }
+    }
+    return true;
+}
+
+// Whether `call` keeps its first argument's bytes, in order, as its output.
+bool is_contiguous_reshape(const Graph& g, const OpCall& call) {
+    if (is_reshape_name(call.name)) return true;
+    for (int32_t arg : call.args) {
+        if (arg < 0 || static_cast<size_t>(arg) >= g.values.size()) return false;
+    }
+    if (call.name == "aten.permute_copy.default") return permute_is_reshape(g, call);
+    if (call.name == "aten.select_copy.int") return select_is_reshape(g, call);
+    if (call.name == "aten.clone.default" || call.name == "dim_order_ops._clone_dim_order.default") {
+        return clone_is_reshape(g, call);
+    }
+    return false;
 }
 
 uint64_t numel(const Tensor& t) {
@@ -108,7 +190,7 @@ size_t alias_reshapes(Graph& g) {
     {
         const Finder finder(g);
         for (size_t i = 0; i < g.chain.size(); ++i) {
-            if (is_contiguous_reshape(g.chain[i].name) && finder.can_alias(i)) {
+            if (is_contiguous_reshape(g, g.chain[i]) && finder.can_alias(i)) {
                 removed[i] = true;
                 ++count;
             }

@@ -1,0 +1,200 @@
+// A small CPU interpreter for the copy passes' tests (alias_reshapes on permute/select/clone,
+// compose_permutes): it runs a Graph on 64-bit words. Copies and reshapes (view, squeeze,
+// unsqueeze, alias, clone) move words in order, permute_copy and select_copy.int gather them as
+// the ops do, and every other op writes, for each output word k, a hash of the op's debug
+// handle and word k (mod size) of each tensor it reads (items of value lists included; a value
+// list of outputs gets one such tensor per item), so any misplaced word changes the outputs.
+// Run `pooled`, every tensor lives in its memory pool's words (at offset 0, as the executor
+// binds pools; alias group members share them), otherwise each value has its own.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "program/graph.h"
+
+namespace wgx::test {
+
+using Words = std::vector<uint64_t>;
+
+// Appends values and calls to a Graph.
+struct GraphBuilder {
+    program::Graph g;
+    int32_t add(program::Value v) {
+        g.values.push_back(std::move(v));
+        return int32_t(g.values.size() - 1);
+    }
+    int32_t tensor(std::vector<int64_t> dims, DType dtype = DType::f32) {
+        return add(program::Tensor{dtype, std::move(dims), -1, -1, false, ""});
+    }
+    void call(std::string name, std::vector<int32_t> args) {
+        g.chain.push_back({std::move(name), std::move(args), uint32_t(g.chain.size())});
+    }
+    const std::vector<int64_t>& dims(int32_t id) const {
+        return std::get<program::Tensor>(g.values[size_t(id)]).dims;
+    }
+    // A hashing op (see above) under a real op's name.
+    void relu(int32_t in, int32_t out) { call("aten.relu.default", {in, out}); }
+    void add_op(int32_t a, int32_t b, int32_t out) { call("aten.add.Tensor", {a, b, out}); }
+    void view(int32_t in, int32_t out) {
+        call("aten.view_copy.default", {in, add(program::IntList{dims(out)}), out});
+    }
+    void permute(int32_t in, std::vector<int64_t> perm, int32_t out) {
+        call("aten.permute_copy.default", {in, add(program::IntList{std::move(perm)}), out});
+    }
+    void select(int32_t in, int64_t dim, int64_t index, int32_t out) {
+        call("aten.select_copy.int", {in, add(program::Int{dim}), add(program::Int{index}), out});
+    }
+    void clone(int32_t in, int32_t out) { call("aten.clone.default", {in, add(program::Null{}), out}); }
+};
+
+inline std::vector<std::string> call_names(const program::Graph& g) {
+    std::vector<std::string> out;
+    for (const auto& op : g.chain) out.push_back(op.name);
+    return out;
+}
+
+inline int32_t pool_of(const program::Graph& g, int32_t id) {
+    return std::get<program::Tensor>(g.values[size_t(id)]).mem_obj_id;
+}
+
+inline uint64_t numel_of(const program::Graph& g, int32_t id) {
+    uint64_t n = 1;
+    for (int64_t d : std::get<program::Tensor>(g.values[size_t(id)]).dims) n *= uint64_t(d);
+    return n;
+}
+
+namespace detail {
+
+inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
+    std::vector<int64_t> s(dims.size(), 1);
+    for (size_t d = dims.size(); d-- > 1;) s[d - 1] = s[d] * dims[d];
+    return s;
+}
+
+// Gathers out[i] = in[offset + sum_d idx_d * in_strides[d]] over `out_dims`.
+inline Words gather(const Words& in, const std::vector<int64_t>& out_dims,
+                    const std::vector<int64_t>& in_strides, int64_t offset) {
+    int64_t n = 1;
+    for (int64_t d : out_dims) n *= d;
+    Words out(static_cast<size_t>(n));
+    std::vector<int64_t> idx(out_dims.size(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t src = offset;
+        for (size_t d = 0; d < idx.size(); ++d) src += idx[d] * in_strides[d];
+        out[size_t(i)] = in.at(size_t(src));
+        for (size_t d = idx.size(); d-- > 0;) {
+            if (++idx[d] < out_dims[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return out;
+}
+
+inline int64_t wrap(int64_t d, size_t rank) { return d < 0 ? d + int64_t(rank) : d; }
+
+}  // namespace detail
+
+// Output `out` (a tensor id; `which` counts the outputs of ops with several) of `call`.
+inline Words run_call(const program::Graph& g, const program::OpCall& call,
+                      const std::vector<Words>& tensor_ins, int32_t out, uint64_t which) {
+    using namespace program;
+    const auto& out_dims = std::get<Tensor>(g.values[size_t(out)]).dims;
+    const auto& name = call.name;
+    if (name == "aten.permute_copy.default") {
+        const auto& in_dims = std::get<Tensor>(g.values[size_t(call.args[0])]).dims;
+        const auto in_strides = detail::strides_of(in_dims);
+        std::vector<int64_t> strides;
+        for (int64_t d : std::get<IntList>(g.values[size_t(call.args[1])]).items) {
+            strides.push_back(in_strides[size_t(detail::wrap(d, in_dims.size()))]);
+        }
+        return detail::gather(tensor_ins[0], out_dims, strides, 0);
+    }
+    if (name == "aten.select_copy.int") {
+        const auto& in_dims = std::get<Tensor>(g.values[size_t(call.args[0])]).dims;
+        const auto in_strides = detail::strides_of(in_dims);
+        const auto dim = size_t(detail::wrap(std::get<Int>(g.values[size_t(call.args[1])]).value, in_dims.size()));
+        int64_t index = std::get<Int>(g.values[size_t(call.args[2])]).value;
+        if (index < 0) index += in_dims[dim];
+        std::vector<int64_t> strides;
+        for (size_t d = 0; d < in_dims.size(); ++d) {
+            if (d != dim) strides.push_back(in_strides[d]);
+        }
+        return detail::gather(tensor_ins[0], out_dims, strides, index * in_strides[dim]);
+    }
+    uint64_t n = 1;
+    for (int64_t d : out_dims) n *= uint64_t(d);
+    const bool copies = name == "aten.view_copy.default" || name == "aten.squeeze_copy.dims" ||
+                        name == "aten.unsqueeze_copy.default" || name == "aten.alias_copy.default" ||
+                        name == "aten.clone.default" ||
+                        name == "dim_order_ops._clone_dim_order.default";
+    Words result(n);
+    for (size_t k = 0; k < n; ++k) {
+        if (copies) {
+            result[k] = tensor_ins[0].at(k);
+            continue;
+        }
+        uint64_t h = 1469598103934665603ull ^ (call.debug_handle * 7919ull + which);
+        for (const Words& in : tensor_ins) h = (h ^ in[k % in.size()]) * 1099511628211ull;
+        result[k] = h;
+    }
+    return result;
+}
+
+inline std::vector<Words> simulate(const program::Graph& g, const std::vector<Words>& inputs,
+                                   bool pooled) {
+    std::map<int32_t, Words> pools, own;
+    auto storage = [&](int32_t id) -> Words& {
+        Words& w = pooled ? pools[pool_of(g, id)] : own[id];
+        if (w.size() < numel_of(g, id)) w.resize(numel_of(g, id), 0xdead);
+        return w;
+    };
+    auto read = [&](int32_t id) {
+        Words& w = storage(id);
+        return Words(w.begin(), w.begin() + long(numel_of(g, id)));
+    };
+    for (size_t i = 0; i < g.input_ids.size(); ++i) {
+        Words& w = storage(g.input_ids[i]);
+        std::copy(inputs[i].begin(), inputs[i].end(), w.begin());
+    }
+    for (const auto& call : g.chain) {
+        std::vector<Words> ins;
+        for (size_t a = 0; a + 1 < call.args.size(); ++a) {
+            program::for_each_arg_value(g, call.args[a], [&](int32_t id) {
+                if (std::holds_alternative<program::Tensor>(g.values[size_t(id)])) ins.push_back(read(id));
+            });
+        }
+        uint64_t which = 0;
+        program::for_each_arg_value(g, call.args.back(), [&](int32_t out) {
+            const Words result = run_call(g, call, ins, out, which++);
+            Words& w = storage(out);
+            std::copy(result.begin(), result.end(), w.begin());
+        });
+    }
+    std::vector<Words> outs;
+    for (int32_t id : g.output_ids) outs.push_back(read(id));
+    return outs;
+}
+
+inline std::vector<Words> some_inputs(const program::Graph& g, uint64_t seed) {
+    std::vector<Words> ins;
+    for (int32_t id : g.input_ids) {
+        Words w(numel_of(g, id));
+        for (auto& x : w) x = seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        ins.push_back(w);
+    }
+    return ins;
+}
+
+// The graph before the passes (a buffer per value) and after passes + planner (pooled) agree.
+inline void expect_same_results(const program::Graph& before, const program::Graph& after) {
+    const auto ins = some_inputs(before, 42);
+    EXPECT_EQ(simulate(before, ins, false), simulate(after, ins, true));
+}
+
+}  // namespace wgx::test
