@@ -1,0 +1,179 @@
+// wgx.attention: out[b, i, :] = softmax_j(scale * q[b, i, :] . k[b, j, :]) @ v[b, :, :]
+// in one dispatch. q, k and v are strided views of their tensors (element (b, r, c) at
+// offset + b * batch + r * row + c * col), so the copies that cut them out of a fused
+// projection need not run; out is contiguous [B, Lq, DV].
+//
+// A workgroup of 64 invocations takes 8 query rows of one batch entry (workgroup_id.x: the
+// block of rows, workgroup_id.y: b). The 8 rows are held as two vec4 lanes (rows 0-3 and 4-7)
+// so each key or value element loaded once serves all 8 rows:
+//   1. q rows (times scale) into workgroup memory, transposed to vec4s per column;
+//   2. the scores of the 8 rows against every key, one key per invocation, into workgroup
+//      memory (a vec4 pair per key);
+//   3. per row, max and sum of exp through a reduction of 8 invocations each; the scores
+//      become exp(s - max);
+//   4. out = exp-scores @ v, one output column per invocation (and a second at +64), scaled by
+//      1 / sum.
+// Workgroup memory: 32 * (LK_MAX + D_MAX) + 256 bytes = 12.5 KiB, inside the 16 KiB WebGPU
+// guarantees; the op takes Lk <= LK_MAX, D <= D_MAX and DV <= 2 * 64.
+//
+// A row whose scores are all -inf (every key masked) gives 0 when params.zero_masked_rows is
+// set (the guard PyTorch's exported attention puts around softmax), else NaN as softmax itself
+// gives.
+// S: the element type as stored (prepended): f32, or f16 with f32 arithmetic.
+
+const LK_MAX = 256u;
+const D_MAX = 128u;
+const ROWS = 8u;
+const WG = 64u;
+
+struct View {
+    offset: u32,
+    batch: u32,
+    row: u32,
+    col: u32,
+}
+
+struct Params {
+    q: View,
+    k: View,
+    v: View,
+    lq: u32,
+    lk: u32,
+    d: u32,
+    dv: u32,
+    scale: f32,
+    zero_masked_rows: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<storage, read> q: array<S>;
+@group(0) @binding(1) var<storage, read> k: array<S>;
+@group(0) @binding(2) var<storage, read> v: array<S>;
+@group(0) @binding(3) var<storage, read_write> out: array<S>;
+@group(0) @binding(4) var<uniform> params: Params;
+
+var<workgroup> q_lo: array<vec4<f32>, D_MAX>;   // rows 0-3, per column of q
+var<workgroup> q_hi: array<vec4<f32>, D_MAX>;   // rows 4-7
+var<workgroup> p_lo: array<vec4<f32>, LK_MAX>;  // scores, then exp(s - max), per key
+var<workgroup> p_hi: array<vec4<f32>, LK_MAX>;
+var<workgroup> partial: array<f32, WG>;
+
+const NEG_MAX = -3.4028234663852886e38;
+
+fn at(view: View, b: u32, r: u32, c: u32) -> u32 {
+    return view.offset + b * view.batch + r * view.row + c * view.col;
+}
+
+// The max (max_not_sum) or sum over the 8 invocations that share a row (invocations
+// row * 8 .. row * 8 + 7), each holding one partial value.
+fn row_reduce(tid: u32, value: f32, max_not_sum: bool) -> f32 {
+    partial[tid] = value;
+    workgroupBarrier();
+    let first = (tid / 8u) * 8u;
+    var r = partial[first];
+    for (var i = 1u; i < 8u; i++) {
+        let x = partial[first + i];
+        r = select(r + x, max(r, x), max_not_sum);
+    }
+    workgroupBarrier();
+    return r;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let b = wid.y;
+    let i0 = wid.x * ROWS;
+
+    // 1. The block's q rows, scaled, transposed to a vec4 pair per column; rows past Lq are 0.
+    for (var e = tid; e < ROWS * params.d; e += WG) {
+        let r = e / params.d;
+        let c = e % params.d;
+        var x = 0.0;
+        if (i0 + r < params.lq) {
+            x = params.scale * f32(q[at(params.q, b, i0 + r, c)]);
+        }
+        if (r < 4u) {
+            q_lo[c][r] = x;
+        } else {
+            q_hi[c][r & 3u] = x;
+        }
+    }
+    workgroupBarrier();
+
+    // 2. Scores: invocation j takes keys j, j + 64, ...
+    for (var j = tid; j < params.lk; j += WG) {
+        var lo = vec4<f32>(0.0);
+        var hi = vec4<f32>(0.0);
+        let base = at(params.k, b, j, 0u);
+        for (var c = 0u; c < params.d; c++) {
+            let kc = f32(k[base + c * params.k.col]);
+            lo += kc * q_lo[c];
+            hi += kc * q_hi[c];
+        }
+        p_lo[j] = lo;
+        p_hi[j] = hi;
+    }
+    workgroupBarrier();
+
+    // 3. Softmax statistics of row `row` over keys lane, lane + 8, ... (the 8 rows' values
+    // of one key are a vec4 pair; `half` picks the vec4, `r4` the lane in it).
+    let row = tid / 8u;
+    let lane = tid % 8u;
+    let upper = row >= 4u;
+    let r4 = row & 3u;
+    var m = NEG_MAX;
+    var finite_key = 0.0;
+    for (var j = lane; j < params.lk; j += 8u) {
+        let s = select(p_lo[j], p_hi[j], upper)[r4];
+        // A -inf score stays below NEG_MAX.
+        if (s >= NEG_MAX) {
+            finite_key = 1.0;
+        }
+        m = max(m, s);
+    }
+    let row_max = row_reduce(tid, m, true);
+    let zero_row = params.zero_masked_rows != 0u && row_reduce(tid, finite_key, true) == 0.0;
+    var total = 0.0;
+    for (var j = lane; j < params.lk; j += 8u) {
+        var e = 0.0;
+        if (!zero_row) {
+            e = exp(select(p_lo[j], p_hi[j], upper)[r4] - row_max);
+        }
+        if (upper) {
+            p_hi[j][r4] = e;
+        } else {
+            p_lo[j][r4] = e;
+        }
+        total += e;
+    }
+    // A fully masked row sums to 0: 1 / 0 makes its outputs NaN (0 * inf), as softmax's own
+    // 0 / 0 would, unless zero_masked_rows asks for zeros.
+    let row_sum = row_reduce(tid, total, false);
+    if (lane == 0u) {
+        partial[row] = select(1.0 / row_sum, 0.0, zero_row);
+    }
+    workgroupBarrier();
+    let inv_lo = vec4<f32>(partial[0], partial[1], partial[2], partial[3]);
+    let inv_hi = vec4<f32>(partial[4], partial[5], partial[6], partial[7]);
+
+    // 4. out columns tid and tid + 64 for the 8 rows.
+    for (var c = tid; c < params.dv; c += WG) {
+        var lo = vec4<f32>(0.0);
+        var hi = vec4<f32>(0.0);
+        let base = at(params.v, b, 0u, c);
+        for (var j = 0u; j < params.lk; j++) {
+            let vj = f32(v[base + j * params.v.row]);
+            lo += vj * p_lo[j];
+            hi += vj * p_hi[j];
+        }
+        lo *= inv_lo;
+        hi *= inv_hi;
+        for (var r = 0u; r < ROWS; r++) {
+            if (i0 + r < params.lq) {
+                let x = select(lo, hi, r >= 4u)[r & 3u];
+                out[(b * params.lq + i0 + r) * params.dv + c] = S(x);
+            }
+        }
+    }
+}
