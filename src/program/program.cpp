@@ -13,6 +13,7 @@
 #include "program/passes/compose_permutes.h"
 #include "program/passes/fold_prepack.h"
 #include "program/passes/fuse_activations.h"
+#include "program/passes/fuse_channel_shuffle.h"
 #include "program/passes/fuse_attention.h"
 #include "program/passes/fuse_conv_epilogue.h"
 #include "program/passes/run_in_float16.h"
@@ -51,6 +52,7 @@ Program Program::from_graph(program::Graph graph, const ProgramOptions& options)
     if (options.fuse) {
         program::fuse_activations(graph);
         program::fuse_conv_epilogue(graph);
+        program::fuse_channel_shuffle(graph);
         program::fuse_attention(graph);
         program::compose_permutes(graph);
     }
