@@ -121,7 +121,9 @@ TEST(ProgramAttention, PackedProjectionBecomesOneCallAndMatchesFloat64) {
             Program prog = Program::from_graph(attention_graph(guarded, false), options);
             // Fused: the attention call alone (the copies cutting q, k, v out are dropped).
             EXPECT_EQ(count_calls(prog, "wgx.attention.default"), fuse ? 1u : 0u);
-            if (fuse) EXPECT_EQ(prog.graph().chain.size(), 1u) << "guarded " << guarded;
+            if (fuse) {
+                EXPECT_EQ(prog.graph().chain.size(), 1u) << "guarded " << guarded;
+            }
             Tensor x = ctx().tensor(DType::f32, {L, 3 * E}).set_data(xs);
             Tensor out = ctx().tensor(DType::f32, {H, L, d});
             poison(out);

@@ -239,27 +239,14 @@ class Matcher {
 size_t fuse_channel_shuffle(Graph& g) {
     const Uses uses = count_uses(g);
     ChainEdit edit(g);
-    std::vector<int32_t> lists;
     for (size_t i = 0; i < g.chain.size(); ++i) {
         if (edit.taken(i)) continue;
         Matcher m(g, uses, edit);
         if (auto found = m.match(i)) {
-            lists.push_back(found->second.args[0]);
             edit.replace(found->first, std::move(found->second));
         }
     }
-    const size_t fused = edit.apply(g);
-    // apply() frees the tensors a moved call reads from the file's pools, but not the items
-    // of a list argument: the cat's inputs, read later now, need new pools as well.
-    for (int32_t list : lists) {
-        for_each_arg_value(g, list, [&](int32_t id) {
-            if (auto* t = std::get_if<Tensor>(&g.values[static_cast<size_t>(id)]);
-                t && t->constant_id < 0) {
-                t->mem_obj_id = -1;
-            }
-        });
-    }
-    return fused;
+    return edit.apply(g);
 }
 
 }  // namespace wgx::program

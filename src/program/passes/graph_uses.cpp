@@ -153,7 +153,7 @@ size_t ChainEdit::apply(Graph& g) {
     for (size_t i = 0; i < g.chain.size(); ++i) {
         if (auto it = placed_.find(i); it != placed_.end()) {
             for (size_t a = 0; a + 1 < it->second.args.size(); ++a) {
-                read_later.insert(it->second.args[a]);
+                for_each_arg_value(g, it->second.args[a], [&](int32_t id) { read_later.insert(id); });
             }
             chain.push_back(std::move(it->second));
         } else if (!taken_[i]) {

@@ -52,9 +52,9 @@ int32_t append_number(Graph& graph, std::optional<double> v);
 // Rewrites of a chain gathered while it is scanned, then applied at once: groups of calls
 // replaced by one call placed at the group's last position. The placed call runs later than
 // the first call of its group did, so the tensors it reads may live longer than the file's
-// memory plan assumed: apply() clears their pool ids, and assign_memory_pools (run after the
-// passes) gives them pools of their own. Callers must only group calls whose inputs are not
-// written in between (write_count <= 1).
+// memory plan assumed: apply() clears their pool ids (list items included), and
+// assign_memory_pools (run after the passes) gives them pools of their own. Callers must only
+// group calls whose inputs are not written in between (write_count <= 1).
 class ChainEdit {
   public:
     explicit ChainEdit(const Graph& graph) : taken_(graph.chain.size(), false) {}
