@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
     app.add_flag("--wall", measure.wall, "Time with the wall clock even where GPU timestamps exist");
     app.add_option("--min-time", measure.min_seconds, "Seconds of timed work to aim for per case")
         ->capture_default_str();
+    app.add_option("--warm-time", measure.warm_seconds,
+                   "Seconds each case runs before it is timed, so the GPU's clocks are up")
+        ->capture_default_str();
     app.add_option("--max-reps", measure.max_reps, "Calls per timed recording at most")
         ->capture_default_str()->check(CLI::Range(1, 10000));
     app.add_flag("--list-variants", list_variants, "List the GEMM tile variants and exit");

@@ -39,6 +39,15 @@ Measured measure(Context& ctx, const std::function<void()>& record,
     const int runs = std::max(1, (3 + reps - 1) / reps);
     for (int i = 0; i < reps; ++i) record();
 
+    // Keep the GPU busy before timing: an idle GPU lowers its clocks (the H200 idles at 345 MHz
+    // and runs at 1980 MHz under load) and takes tens of milliseconds to raise them again, so
+    // a case timed right after the CPU compiled its pipeline would run at a fraction of speed.
+    const auto warm_start = std::chrono::steady_clock::now();
+    do {
+        ctx.submit();
+        ctx.sync();
+    } while (seconds_since(warm_start) < options.warm_seconds);
+
     const bool timestamps = !options.wall && ctx.device_info().features.timestamp_query;
     std::vector<double> per_call;
     if (timestamps) {

@@ -1,6 +1,8 @@
 // How wgx_microbench times one kernel call: the call is recorded `reps` times into one recording
 // and run; the time per call is the median over the calls of GPU timestamps (Context::profile())
-// where the device has them, else the wall time of submit() + sync() divided by `reps`.
+// where the device has them, else the wall time of submit() + sync() divided by `reps`. Before
+// timing, the recording is run for `warm_seconds` so a GPU that lowered its clocks while idle
+// has raised them again (docs/PERFORMANCE.md: the H200's micro-benchmark runs).
 #pragma once
 
 #include <functional>
@@ -15,6 +17,7 @@ struct MeasureOptions {
     bool wall = false;         // wall clock even where timestamps exist
     double min_seconds = 0.3;  // aim for at least this much timed GPU work per case
     int max_reps = 50;         // calls per recording at most
+    double warm_seconds = 0.1; // the timed recording runs this long first (GPU clocks up)
 };
 
 struct Timing {
