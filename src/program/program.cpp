@@ -14,6 +14,7 @@
 #include "program/passes/fold_prepack.h"
 #include "program/passes/fuse_activations.h"
 #include "program/passes/fuse_conv_epilogue.h"
+#include "program/passes/fuse_linear_epilogue.h"
 #include "program/passes/run_in_float16.h"
 
 namespace wgx {
@@ -50,6 +51,7 @@ Program Program::from_graph(program::Graph graph, const ProgramOptions& options)
     if (options.fuse) {
         program::fuse_activations(graph);
         program::fuse_conv_epilogue(graph);
+        program::fuse_linear_epilogue(graph);
         program::compose_permutes(graph);
     }
     auto state = std::make_shared<State>();
