@@ -47,7 +47,7 @@ OWN_PREFIX = "wgx."
 
 TESTS_BY_FAMILY = {
     "elementwise": "BinaryOps, UnaryOps, ArithOps, CompareOps, WhereOp, LogicalOps",
-    "matmul": "Mm, Matmul*",
+    "matmul": "Mm, Matmul*, GemmKernel, LinearEpilogue",
     "conv": "Conv*",
     "pool": "Pool*",
     "resize": "Resize*",

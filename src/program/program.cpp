@@ -16,6 +16,7 @@
 #include "program/passes/fuse_channel_shuffle.h"
 #include "program/passes/fuse_attention.h"
 #include "program/passes/fuse_conv_epilogue.h"
+#include "program/passes/fuse_linear_epilogue.h"
 #include "program/passes/run_in_float16.h"
 
 namespace wgx {
@@ -54,6 +55,7 @@ Program Program::from_graph(program::Graph graph, const ProgramOptions& options)
         program::fuse_conv_epilogue(graph);
         program::fuse_channel_shuffle(graph);
         program::fuse_attention(graph);
+        program::fuse_linear_epilogue(graph);
         program::compose_permutes(graph);
     }
     auto state = std::make_shared<State>();

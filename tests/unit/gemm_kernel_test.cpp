@@ -7,6 +7,7 @@
 // Float16 storage (inputs rounded to float16 on the host, the float64 reference on the rounded
 // values): every variant and layout, vec4 and scalar access, split K, gemv and the epilogues,
 // within f16_error_ratio's bound (one rounding to float16 plus float32 accumulation).
+// The GELU and scale epilogues on the tile, few-rows and split-K paths, float32 and float16.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,14 +46,24 @@ struct Problem {
     uint32_t splits = 0;             // GemmCall::splits (0: the default choice)
     std::optional<float> lo, hi;     // clamp epilogue bounds
     bool residual = false;           // a residual [batch, M, N] added before the clamp
+    ops::GemmActivation act = ops::GemmActivation::none;  // after the bias
+    int scale = 0;                   // after the activation: 0 none, 1 per column, 2 per row
 };
 
 std::string describe(const Problem& p) {
-    return fmt::format("{}x[{}x{}x{}]{}{}{} bias{} alpha {} beta {} splits {} clamp [{}, {}]{}",
+    return fmt::format("{}x[{}x{}x{}]{}{}{} bias{} alpha {} beta {} splits {} clamp [{}, {}]{}{}{}",
                        p.batch, p.M, p.K, p.N, p.trans_a ? " A^T" : "", p.trans_b ? " B^T" : "",
                        p.shared_a ? " shared A" : "", p.bias, p.alpha, p.beta, p.splits,
                        p.lo.value_or(-INFINITY), p.hi.value_or(INFINITY),
-                       p.residual ? " residual" : "");
+                       p.residual ? " residual" : "", ops::gemm_activation_label(p.act),
+                       p.scale == 1 ? " scale" : p.scale == 2 ? " scale rows" : "");
+}
+
+// GELU in float64, as aten.gelu defines it.
+double gelu_ref(double x, ops::GemmActivation act) {
+    if (act == ops::GemmActivation::gelu) return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    const double c = std::sqrt(2.0 / M_PI);
+    return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
 }
 
 // One run's result and its float64 reference; `magnitude`: the sum of the absolute values added
@@ -112,6 +123,11 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
     std::vector<float> residual =
         p.residual ? input(p.batch * p.M * p.N, seed + 3) : std::vector<float>{};
     if (p.residual) call.residual = tensor({p.batch, p.M, p.N}, residual);
+    const int64_t scale_count = p.scale == 2 ? p.M : p.N;
+    std::vector<float> scale = p.scale ? input(scale_count, seed + 4) : std::vector<float>{};
+    if (p.scale) call.scale = tensor({scale_count}, scale);
+    call.scale_rows = p.scale == 2;
+    call.activation = p.act;
     call.splits = p.splits;
     call.out_min = p.lo;
     call.out_max = p.hi;
@@ -141,6 +157,15 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
                         double(p.beta) * bias[z * bias_batch + r * bias_row + c * bias_col];
                     s += t;
                     mag += std::abs(t);
+                }
+                if (p.act != ops::GemmActivation::none) {
+                    s = gelu_ref(s, p.act);
+                    mag *= 1.13;  // |gelu'| <= 1.13: how far the sum's error can carry
+                }
+                if (p.scale) {
+                    const double f = scale[p.scale == 2 ? r : c];
+                    s *= f;
+                    mag *= std::abs(f);
                 }
                 if (p.residual) {
                     s += residual[(z * p.M + r) * p.N + c];
@@ -367,6 +392,68 @@ TEST(GemmKernel, Float16PathsMatchFloat64) {
     for (const Case& c : cases) {
         EXPECT_LE(run_f16(c.p, c.variant, seed++), 1.0)
             << (c.variant.empty() ? "default" : c.variant) << " f16 " << describe(c.p);
+    }
+}
+
+// The activation (GELU exact and tanh) and the scale (per column and per row) epilogues, after
+// the bias and before the residual and the clamp, on every kernel that applies an epilogue: the
+// tile kernel with scalar and vec4 C (the default choice and the smallest and largest fitting
+// variant), the few-rows kernel on both layouts of B, and the split-K reduce pass (forced: the
+// default splits only on GPUs), with alpha, beta, every bias broadcast and batches.
+std::vector<std::pair<Problem, std::string_view>> activation_cases() {
+    using ops::GemmActivation;
+    constexpr auto erf = GemmActivation::gelu, tanh = GemmActivation::gelu_tanh;
+    auto fits = fitting_variants();
+    const GemmVariant& small = *fits.back();
+    const GemmVariant& large = *fits.front();
+    const int64_t k = small.bk;
+    const auto none = std::nullopt;
+    return {
+        // Tile kernel: scalar C (N odd) and vec4 C, each step alone and all together.
+        {{1, 37, 45, 29, false, true, false, 1, 1.f, 1.f, 1, none, none, false, erf}, ""},
+        {{1, 37, 45, 29, false, true, false, 1, 1.f, 1.f, 1, none, none, false, tanh}, ""},
+        {{2, 40, 64, 36, false, true, true, 1, 1.f, 1.f, 1, none, none, false, erf}, ""},
+        {{2, 40, 64, 36, false, true, true, 1, 1.f, 1.f, 1, none, none, false, tanh, 1}, ""},
+        {{1, 33, 31, 23, false, true, false, 0, 1.f, 1.f, 1, none, none, false,
+          GemmActivation::none, 1},
+         ""},
+        {{2, 40, 64, 36, false, false, true, 3, 1.f, 1.f, 1, none, none, true, tanh, 2}, ""},
+        {{2, 35, 29, 23, true, true, false, 2, 0.5f, 1.5f, 1, -1.f, 2.f, true, erf, 1}, ""},
+        {{1, small.bm() + 5, 2 * k + 3, small.bn() + 3, false, true, false, 1, 1.f, 1.f, 1, none,
+          none, true, erf, 1},
+         small.name},
+        {{1, large.bm() + 4, 3 * large.bk, large.bn() + 4, false, true, false, 3, 1.f, 1.f, 1,
+          none, none, true, tanh, 2},
+         large.name},
+        // Few rows: both layouts of B, per-column and per-row scales, batches.
+        {{1, 3, 130, 129, false, true, false, 1, 1.f, 1.f, 0, none, none, false, erf, 1}, ""},
+        {{2, 2, 67, 17, false, false, true, 2, 1.f, 1.f, 0, none, none, true, tanh, 2}, ""},
+        {{1, 4, 48, 40, false, true, false, 1, 1.f, 1.f, 0, 0.f, none, true, erf, 2}, ""},
+        // Split K: the reduce pass applies the whole epilogue.
+        {{1, 37, 8 * k + 3, 29, false, true, false, 1, 1.f, 1.f, 2, none, none, false, erf, 1},
+         small.name},
+        {{2, small.bm() + 4, 5 * k, small.bn() + 4, false, false, true, 3, 0.5f, -1.f, 3, -0.5f,
+          3.f, true, tanh, 2},
+         small.name},
+        {{1, 16, 16 * large.bk, 24, false, true, false, 2, 1.f, 1.f, 4, none, none, true, erf, 1},
+         large.name},
+    };
+}
+
+TEST(GemmKernel, ActivationAndScaleEpilogues) {
+    uint32_t seed = 3100;
+    for (const auto& [p, variant] : activation_cases()) {
+        EXPECT_LE(run(p, variant, seed++), 1e-5)
+            << (variant.empty() ? "default" : variant) << " " << describe(p);
+    }
+}
+
+TEST(GemmKernel, ActivationAndScaleEpiloguesFloat16) {
+    WGX_SKIP_WITHOUT_F16();
+    uint32_t seed = 3200;
+    for (const auto& [p, variant] : activation_cases()) {
+        EXPECT_LE(run_f16(p, variant, seed++), 1.0)
+            << (variant.empty() ? "default" : variant) << " f16 " << describe(p);
     }
 }
 

@@ -39,6 +39,17 @@ fn erf_approx(x: f32) -> f32 {
     return select(erfc - 1.0, 1.0 - erfc, x >= 0.0);
 }
 
+// GELU, x * Phi(x), as aten.gelu computes it: exact (approximate = "none", through erf_approx)
+// and PyTorch's tanh approximation (approximate = "tanh"). Shared by the elementwise op and the
+// GEMM epilogue, so a fused linear + gelu computes what the two calls would.
+fn gelu_erf(x: f32) -> f32 {
+    return 0.5 * x * (1.0 + erf_approx(x * 0.70710678118654752));
+}
+
+fn gelu_tanh(x: f32) -> f32 {
+    return 0.5 * x * (1.0 + safe_tanh(0.79788456080286536 * (x + 0.044715 * x * x * x)));
+}
+
 // NaN test on the bits: WGSL lets compilers assume floats are never NaN, so `x != x` may fold
 // to false (lavapipe does).
 fn is_nan(x: f32) -> bool {

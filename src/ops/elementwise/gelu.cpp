@@ -1,5 +1,5 @@
 // aten.gelu.default: x * Phi(x). Args: [self, approximate?, out]; approximate is "none"
-// (exact, through erf, which WGSL lacks: see common/math.wgsl) or "tanh".
+// (exact, through erf, which WGSL lacks) or "tanh"; both formulas are in common/math.wgsl.
 #include <fmt/format.h>
 
 #include "ops/elementwise/unary.h"
@@ -23,11 +23,9 @@ class Gelu final : public Op {
         }
         UnarySpec spec{name(), "", true};
         if (approximate == "none") {
-            spec.apply = "return 0.5 * x * (1.0 + erf_approx(x * 0.70710678118654752));";
+            spec.apply = "return gelu_erf(x);";
         } else if (approximate == "tanh") {
-            spec.apply =
-                "return 0.5 * x * (1.0 + safe_tanh(0.79788456080286536 * (x + 0.044715 * x * x * "
-                "x)));";
+            spec.apply = "return gelu_tanh(x);";
         } else {
             args.fail(fmt::format("approximate must be \"none\" or \"tanh\", got \"{}\".",
                                   approximate));

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/dispatch_geometry.h"
+#include "ops/common/math.wgsl.h"
 #include "ops/common/wgsl_types.h"
 #include "ops/matmul/gemm_params.wgsl.h"
 #include "ops/matmul/gemm_splitk_reduce.wgsl.h"
@@ -36,7 +37,8 @@ DType call_dtype(std::string_view label, const GemmCall& call, const DeviceInfo&
                                           label, dtype_name(call.a.dtype())));
     }
     for (const Tensor* t : {&call.b, &call.c, call.bias ? &*call.bias : nullptr,
-                            call.residual ? &*call.residual : nullptr}) {
+                            call.residual ? &*call.residual : nullptr,
+                            call.scale ? &*call.scale : nullptr}) {
         if (t && storage_dtype(t->dtype()) != dt) {
             throw InvalidArgument(fmt::format(
                 "{}: a GEMM's tensors must share one float type; A is {} but another is {}.",
@@ -64,8 +66,15 @@ const char* dt_label(DType dt) { return dt == DType::f16 ? " f16" : ""; }
 
 // The epilogue's tail in kernel labels.
 std::string epilogue_label(const GemmCall& call, bool has_bias) {
-    return fmt::format("{}{}{}", has_bias ? " bias" : "", call.residual ? " residual" : "",
-                       has_clamp(call) ? " clamp" : "");
+    return fmt::format("{}{}{}{}{}", has_bias ? " bias" : "",
+                       gemm_activation_label(call.activation),
+                       call.scale ? (call.scale_rows ? " scale rows" : " scale") : "",
+                       call.residual ? " residual" : "", has_clamp(call) ? " clamp" : "");
+}
+
+// The overrides of gemv.wgsl and gemm_splitk_reduce.wgsl for the activation and the scale.
+double activation_override(const GemmCall& call) {
+    return static_cast<double>(static_cast<uint32_t>(call.activation));
 }
 
 void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call, DType dt) {
@@ -81,15 +90,20 @@ void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call, DT
     Kernel k = rec.kernel(fmt::format("{}/gemv{}{}{}", label, call.trans_b ? " tB" : "",
                                       epilogue_label(call, has_bias), dt_label(dt)),
                           wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
+                              std::string(wgsl::ops_common_math) +
                               std::string(wgsl::ops_matmul_gemv),
                           {{"WG", double(wg)},
                            {"TRANS_B", call.trans_b ? 1.0 : 0.0},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                            {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},
-                           {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0}});
+                           {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0},
+                           {"ACTIVATION", activation_override(call)},
+                           {"HAS_SCALE", call.scale ? 1.0 : 0.0},
+                           {"SCALE_ROWS", call.scale_rows ? 1.0 : 0.0}});
     // Absent operands bind A (never read).
     rec.dispatch(k, {call.a, call.b, has_bias ? *call.bias : call.a, call.c,
-                     Binding::uniform(uniform_for(call)), call.residual.value_or(call.a)},
+                     Binding::uniform(uniform_for(call)), call.residual.value_or(call.a),
+                     call.scale.value_or(call.a)},
                  grid);
 }
 
@@ -121,13 +135,17 @@ void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall&
     Kernel k = rec.kernel(fmt::format("{}/split-K reduce{}{}", label,
                                       epilogue_label(call, has_bias), dt_label(dt)),
                           wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
+                              std::string(wgsl::ops_common_math) +
                               std::string(wgsl::ops_matmul_gemm_splitk_reduce),
                           {{"WG", double(wg)},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                            {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},
-                           {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0}});
+                           {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0},
+                           {"ACTIVATION", activation_override(call)},
+                           {"HAS_SCALE", call.scale ? 1.0 : 0.0},
+                           {"SCALE_ROWS", call.scale_rows ? 1.0 : 0.0}});
     rec.dispatch(k, {partial, has_bias ? *call.bias : call.a, call.c, Binding::uniform(u),
-                     call.residual.value_or(call.a)},
+                     call.residual.value_or(call.a), call.scale.value_or(call.a)},
                  rec.grid_1d(outputs, wg));
 }
 
@@ -178,6 +196,9 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.has_bias = call.bias.has_value() && p.beta != 0.f;
     f.has_residual = call.residual.has_value();
     f.has_clamp = has_clamp(call);
+    f.activation = call.activation;
+    f.has_scale = call.scale.has_value();
+    f.scale_rows = call.scale_rows;
     f.split_k = split.splits > 1;
     f.f16 = dt == DType::f16;
 
@@ -196,11 +217,17 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     const Tensor c = f.split_k ? rec.scratch(DType::f32, {int64_t(p.batch) * split.splits,
                                                           int64_t(p.M), int64_t(p.N)})
                                : call.c;
-    // An absent bias binds A (never read).
-    rec.dispatch(k, {call.a, call.b, f.has_bias && !f.split_k ? *call.bias : call.a, c,
-                     Binding::uniform(tile_u),
-                     f.has_residual && !f.split_k ? *call.residual : call.a},
-                 grid);
+    // An absent bias binds A (never read). The scale's binding exists only in kernels that
+    // apply it.
+    const Binding bindings[] = {call.a,
+                                call.b,
+                                f.has_bias && !f.split_k ? *call.bias : call.a,
+                                c,
+                                Binding::uniform(tile_u),
+                                f.has_residual && !f.split_k ? *call.residual : call.a,
+                                f.has_scale && !f.split_k ? *call.scale : call.a};
+    const bool bind_scale = f.has_scale && !f.split_k;
+    rec.dispatch(k, std::span<const Binding>(bindings, bind_scale ? 7 : 6), grid);
     if (f.split_k) record_splitk_reduce(rec, label, call, c, u, f.has_bias, dt);
 }
 

@@ -19,9 +19,12 @@
 // first): loads widen to f32 as they are fetched, so the workgroup tiles, the accumulators and
 // the whole epilogue stay f32 and the result is rounded to f16 once, by the store.
 //
-// Epilogue: alpha, the bias, a residual of C's own layout (HAS_RESIDUAL; a convolution followed
-// by an add), then a clamp to [out_min, out_max] (HAS_CLAMP; a fused activation), max first as
-// PyTorch's clamp.
+// Epilogue: alpha, the bias, an activation (GELU; a linear layer followed by gelu), a scale per
+// column or row (a layer scale), a residual of C's own layout (HAS_RESIDUAL; a convolution or a
+// linear layer followed by an add), then a clamp to [out_min, out_max] (HAS_CLAMP; a fused
+// activation), max first as PyTorch's clamp. The activation and the scale exist only in the
+// variants that use them: their lines (//@ACTIVATE, //@SCALE, and the scale's binding) are
+// empty in the others, whose text stays as it was before these steps existed.
 //
 // Split K (SPLIT_K): a problem with too few output tiles to fill the GPU also splits K into
 // `splits` chunks of `k_chunk` (a multiple of BK); workgroup_id.z = batch * splits + chunk, and
@@ -31,11 +34,11 @@
 //
 // This file is a template: gemm_kernel.cpp prepends one variant's constants (BM, BN, BK, WG_X,
 // WG_Y, HAS_BIAS, HAS_RESIDUAL, HAS_CLAMP, SPLIT_K), element aliases (AElem, BElem, CElem,
-// BiasElem, RElem) and gemm_params.wgsl, and replaces each `//@NAME` line with straight-line
-// code for that variant. The hot loop body is unrolled there rather than written as WGSL loops
-// because naga emits every loop as a bounded `loop` that downstream compilers do not reliably
-// unroll; an accumulator array indexed inside such a loop would then live in memory instead of
-// registers.
+// BiasElem, RElem), gemm_params.wgsl and, for an activation, common/math.wgsl, and replaces
+// each `//@NAME` line with straight-line code for that variant. The hot loop body is unrolled
+// there rather than written as WGSL loops because naga emits every loop as a bounded `loop`
+// that downstream compilers do not reliably unroll; an accumulator array indexed inside such a
+// loop would then live in memory instead of registers.
 // struct Params: gemm_params.wgsl, prepended.
 
 @group(0) @binding(0) var<storage, read> A: array<AElem>;
@@ -44,6 +47,7 @@
 @group(0) @binding(3) var<storage, read_write> C: array<CElem>;
 @group(0) @binding(4) var<uniform> params: Params;
 @group(0) @binding(5) var<storage, read> residual: array<RElem>;
+//@SCALE_BINDING
 
 var<workgroup> tile_a: array<vec4<f32>, BK * BM / 4u>;  // [k][m / 4]
 var<workgroup> tile_b: array<vec4<f32>, BK * BN / 4u>;  // [k][n / 4]
@@ -82,6 +86,8 @@ fn store_c(base: u32, z: u32, r: u32, c: u32, acc: vec4<f32>) {
             }
         }
     }
+//@ACTIVATE
+//@SCALE
     if (HAS_RESIDUAL) {
 //@ADD_RESIDUAL
     }

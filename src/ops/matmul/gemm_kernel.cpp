@@ -6,6 +6,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "ops/common/math.wgsl.h"
 #include "ops/matmul/gemm.wgsl.h"
 #include "ops/matmul/gemm_params.wgsl.h"
 
@@ -191,6 +192,15 @@ void replace_marker(std::string& text, std::string_view marker, const std::strin
 
 }  // namespace
 
+std::string_view gemm_activation_label(GemmActivation a) {
+    switch (a) {
+        case GemmActivation::none: return "";
+        case GemmActivation::gelu: return " gelu";
+        case GemmActivation::gelu_tanh: return " gelu_tanh";
+    }
+    return "";
+}
+
 std::span<const GemmVariant> gemm_variants() { return kVariants; }
 
 const GemmVariant* find_gemm_variant(std::string_view name) {
@@ -256,6 +266,8 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
         f.f16 ? "enable f16;\n" : "", v.name, f.trans_a ? "A^T" : "A", f.trans_b ? " B^T" : " B",
         f.vec_a ? " vec_a" : "", f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
         f.split_k ? " split-K" : (std::string(f.has_bias ? " bias" : "") +
+                                  std::string(gemm_activation_label(f.activation)) +
+                                  (f.has_scale ? (f.scale_rows ? " scale rows" : " scale") : "") +
                                   (f.has_residual ? " residual" : "") +
                                   (f.has_clamp ? " clamp" : "")),
         f.f16 ? " f16" : "", v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
@@ -263,7 +275,37 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
         f.vec_a ? vs : std::string(s), f.vec_b ? vs : std::string(s),
         f.vec_c ? vcs : std::string(cs), s, f.vec_c ? vs : std::string(s));
     text += wgsl::ops_matmul_gemm_params;
+    // The activation and the scale (absent with split K, whose reduce pass applies them) add
+    // their code, the math they call and the scale's binding; without them those lines are
+    // empty and the text is that of a GEMM without these steps.
+    const bool activate = f.activation != GemmActivation::none && !f.split_k;
+    const bool scale = f.has_scale && !f.split_k;
+    if (activate) text += wgsl::ops_common_math;
     text += wgsl::ops_matmul_gemm;
+    replace_marker(
+        text, "SCALE_BINDING",
+        scale ? fmt::format("@group(0) @binding(6) var<storage, read> scale: array<{}>;\n", s)
+              : std::string());
+    if (activate) {
+        const char* fn = f.activation == GemmActivation::gelu ? "gelu_erf" : "gelu_tanh";
+        replace_marker(
+            text, "ACTIVATE",
+            fmt::format("    v = vec4<f32>({0}(v.x), {0}(v.y), {0}(v.z), {0}(v.w));\n", fn));
+    } else {
+        replace_marker(text, "ACTIVATE", "");
+    }
+    if (scale && f.scale_rows) {
+        replace_marker(text, "SCALE", "    v *= f32(scale[r]);\n");
+    } else if (scale) {
+        replace_marker(text, "SCALE",
+                       "    for (var j = 0u; j < 4u; j++) {\n"
+                       "        if (c + j < params.N) {\n"
+                       "            v[j] *= f32(scale[c + j]);\n"
+                       "        }\n"
+                       "    }\n");
+    } else {
+        replace_marker(text, "SCALE", "");
+    }
 
     replace_marker(text, "FETCH_A", fetch_body(a));
     replace_marker(text, "FETCH_B", fetch_body(b));

@@ -42,6 +42,13 @@ const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uin
 uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint64_t M,
                             uint64_t N, uint64_t K, uint64_t batch);
 
+// An activation applied in the epilogue, after the bias (the override value of gemv.wgsl and
+// gemm_splitk_reduce.wgsl): GELU exact (erf) or tanh-approximated, as aten.gelu's approximate
+// "none" and "tanh" (common/math.wgsl).
+enum class GemmActivation : uint32_t { none = 0, gelu = 1, gelu_tanh = 2 };
+// " gelu" / " gelu_tanh" for kernel labels; "" for none.
+std::string_view gemm_activation_label(GemmActivation a);
+
 // What, besides the variant, changes the kernel's text.
 struct GemmShapeFlags {
     bool trans_a = false, trans_b = false;
@@ -49,6 +56,9 @@ struct GemmShapeFlags {
     bool has_bias = false;
     bool has_residual = false;  // residual epilogue (binding 5, C's layout)
     bool has_clamp = false;     // clamp epilogue (Params out_min / out_max)
+    GemmActivation activation = GemmActivation::none;  // after the bias
+    bool has_scale = false;     // a per-column multiplier (binding 6) after the activation
+    bool scale_rows = false;    // ... per row instead
     bool split_k = false;       // write raw partial sums per K chunk (see gemm.wgsl)
     bool f16 = false;           // A, B, bias, residual and C stored as float16 (with split_k,
                                 // C is the float32 scratch of partial sums)

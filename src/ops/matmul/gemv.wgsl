@@ -13,7 +13,9 @@
 // direction neighbouring invocations run they are already fully coalesced.
 // Tensors are of the storage type S (f32 or f16, prepended with Params); loads widen to f32, so
 // the sums are f32 and an f16 result is rounded once, on the store.
-// struct Params: gemm_params.wgsl, prepended.
+// The epilogue, in gemm.wgsl's order: alpha, bias, activation (ACTIVATION: GemmActivation's
+// value), scale per column or row (HAS_SCALE, SCALE_ROWS), residual, clamp.
+// struct Params: gemm_params.wgsl and common/math.wgsl, prepended.
 
 @group(0) @binding(0) var<storage, read> A: array<S>;
 @group(0) @binding(1) var<storage, read> B: array<S>;
@@ -21,12 +23,16 @@
 @group(0) @binding(3) var<storage, read_write> C: array<S>;
 @group(0) @binding(4) var<uniform> params: Params;
 @group(0) @binding(5) var<storage, read> residual: array<S>;  // HAS_RESIDUAL: C's layout
+@group(0) @binding(6) var<storage, read> scale: array<S>;     // HAS_SCALE: N (SCALE_ROWS: M)
 
 override WG: u32 = 256u;  // a power of two, 64..256
 override TRANS_B: bool = false;
 override HAS_BIAS: bool = false;
 override HAS_RESIDUAL: bool = false;
 override HAS_CLAMP: bool = false;
+override ACTIVATION: u32 = 0u;  // 0 none, 1 GELU (erf), 2 GELU (tanh)
+override HAS_SCALE: bool = false;
+override SCALE_ROWS: bool = false;
 
 const LANES = 32u;
 const PLAIN_COLS = 16u;
@@ -86,6 +92,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
             v += params.beta * f32(bias[z * params.bias_batch_stride +
                                         m * params.bias_row_stride +
                                         col * params.bias_col_stride]);
+        }
+        if (ACTIVATION == 1u) {
+            v = gelu_erf(v);
+        } else if (ACTIVATION == 2u) {
+            v = gelu_tanh(v);
+        }
+        if (HAS_SCALE) {
+            v *= f32(scale[select(col, m, SCALE_ROWS)]);
         }
         let at = z * params.c_batch_stride + m * N + col;
         if (HAS_RESIDUAL) {

@@ -89,7 +89,8 @@ bool clone_is_reshape(const Graph& g, const OpCall& call) {
     return true;
 }
 
-// Whether `call` keeps its first argument's bytes, in order, as its output.
+}  // namespace
+
 bool is_contiguous_reshape(const Graph& g, const OpCall& call) {
     if (is_reshape_name(call.name)) return true;
     for (int32_t arg : call.args) {
@@ -102,6 +103,8 @@ bool is_contiguous_reshape(const Graph& g, const OpCall& call) {
     }
     return false;
 }
+
+namespace {
 
 uint64_t numel(const Tensor& t) {
     uint64_t n = 1;

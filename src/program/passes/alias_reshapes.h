@@ -32,6 +32,11 @@
 
 namespace wgx::program {
 
+// Whether `call` keeps its first argument's bytes, in order, as its output (the reshapes,
+// permutes and selects above, and shape-keeping clones), whatever else it reads. Also used by
+// the fusion passes, which look through such calls.
+bool is_contiguous_reshape(const Graph& graph, const OpCall& call);
+
 // Rewrites `graph` in place: removes the aliased calls, adds or extends alias groups and
 // clears the pool ids of every group member (pools from the file's plan were chosen for
 // separate buffers; assign_memory_pools places each group as one unit). Returns how many calls
