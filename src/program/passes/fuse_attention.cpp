@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "program/passes/alias_reshapes.h"
 #include "program/passes/graph_uses.h"
 #include "program/passes/strided_view.h"
 
@@ -34,13 +35,13 @@ struct Match {
         if (g.chain[w->second].name != name) return std::nullopt;
         return w->second;
     }
-    // `id` followed back through reshape calls (added to `calls`).
+    // `id` followed back through reshapes and shape-keeping copies (added to `calls`).
     int32_t through_reshapes(int32_t id) {
         for (;;) {
             auto w = uses.writer.find(id);
             if (w == uses.writer.end() || uses.write_count(id) != 1) return id;
             const OpCall& c = g.chain[w->second];
-            if (!is_reshape_call(c.name) || c.args.size() < 2) return id;
+            if (!is_contiguous_reshape(g, c) || c.args.size() < 2) return id;
             calls.insert(w->second);
             id = c.args[0];
         }
@@ -79,25 +80,28 @@ struct Match {
 };
 
 // where(logical_not(any(logical_not(eq(S, -inf)), -1, keepdim)), full_like(P, 0), P): the guard
-// PyTorch's exported attention puts around softmax P of scores S. Adds its calls to `m` and
-// returns P, or nullopt when `id` is not written by such a where.
+// PyTorch's exported attention puts around softmax P of scores S, with reshapes allowed
+// between any two of its calls (ExecuTorch 1.2 reads the where's operands through views,
+// 1.5 directly). Adds its calls to `m` and returns P, or nullopt when `id` is not written by
+// such a where.
 std::optional<int32_t> guarded_softmax(Match& m, int32_t id, int32_t scores) {
     auto where = m.writer(id, "aten.where.self");
     if (!where) return std::nullopt;
     const OpCall& w = m.g.chain[*where];
     if (w.args.size() != 4) return std::nullopt;
     const int32_t p = w.args[2];
-    auto full = m.writer(w.args[1], "aten.full_like.default");
-    if (!full) full = m.writer(w.args[1], "aten.zeros_like.default");
+    const int32_t zeros = m.through_reshapes(w.args[1]);
+    auto full = m.writer(zeros, "aten.full_like.default");
+    if (!full) full = m.writer(zeros, "aten.zeros_like.default");
     if (!full || m.g.chain[*full].args.empty()) return std::nullopt;
     const OpCall& f = m.g.chain[*full];
     if (f.name == "aten.full_like.default" &&
         (f.args.size() < 3 || m.number(f.args[1]).value_or(1.0) != 0.0)) {
         return std::nullopt;
     }
-    auto not2 = m.writer(w.args[0], "aten.logical_not.default");
+    auto not2 = m.writer(m.through_reshapes(w.args[0]), "aten.logical_not.default");
     if (!not2) return std::nullopt;
-    auto any = m.writer(m.g.chain[*not2].args[0], "aten.any.dim");
+    auto any = m.writer(m.through_reshapes(m.g.chain[*not2].args[0]), "aten.any.dim");
     if (!any) return std::nullopt;
     const OpCall& a = m.g.chain[*any];
     const Tensor* at = tensor_at(m.g, a.args[0]);
@@ -105,9 +109,9 @@ std::optional<int32_t> guarded_softmax(Match& m, int32_t id, int32_t scores) {
         !m.flag(a.args[2]).value_or(false)) {
         return std::nullopt;
     }
-    auto not1 = m.writer(a.args[0], "aten.logical_not.default");
+    auto not1 = m.writer(m.through_reshapes(a.args[0]), "aten.logical_not.default");
     if (!not1) return std::nullopt;
-    auto eq = m.writer(m.g.chain[*not1].args[0], "aten.eq.Scalar");
+    auto eq = m.writer(m.through_reshapes(m.g.chain[*not1].args[0]), "aten.eq.Scalar");
     if (!eq) return std::nullopt;
     const OpCall& e = m.g.chain[*eq];
     auto inf = m.number(e.args.size() == 3 ? e.args[1] : -1);
@@ -136,7 +140,7 @@ size_t drop_unread_views(Graph& g) {
         std::vector<OpCall> kept;
         for (const OpCall& c : g.chain) {
             const std::string_view n = c.name;
-            const bool view = is_reshape_call(n) || n == "aten.permute_copy.default" ||
+            const bool view = is_contiguous_reshape(g, c) || n == "aten.permute_copy.default" ||
                               n == "aten.select_copy.int" || n == "aten.mul.Scalar";
             const int32_t out = c.args.empty() ? -1 : c.args.back();
             if (view && tensor_at(g, out) && uses.read_count(out) == 0 &&

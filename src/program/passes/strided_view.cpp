@@ -2,14 +2,9 @@
 
 #include <string_view>
 
-namespace wgx::program {
+#include "program/passes/alias_reshapes.h"
 
-bool is_reshape_call(std::string_view name) {
-    return name == "aten.view_copy.default" || name == "aten._unsafe_view.default" ||
-           name == "aten.squeeze_copy.dims" || name == "aten.squeeze_copy.dim" ||
-           name == "aten.squeeze_copy.default" || name == "aten.unsqueeze_copy.default" ||
-           name == "aten.alias_copy.default" || name == "aten.alias.default";
-}
+namespace wgx::program {
 
 StridedView contiguous_view(int32_t id, const std::vector<int64_t>& dims) {
     StridedView v;
@@ -128,7 +123,7 @@ std::optional<StridedView> step_back(const Graph& g, const Uses& uses, int32_t i
 
     std::optional<StridedView> out;
     std::vector<size_t> inner;
-    if (is_reshape_call(name)) {
+    if (is_contiguous_reshape(g, call)) {
         out = reshaped(trace_view(g, uses, in, scales, &inner), t->dims);
         if (!out) {  // not expressible from further back: read `in` as it is stored
             inner.clear();
