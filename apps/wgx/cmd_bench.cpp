@@ -153,13 +153,16 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
                               {"end_to_end_parts",
                                {{"upload", obj(up)}, {"submit", obj(sub)}, {"wait", obj(wt)}, {"readback", obj(back)}}},
                               {"float16", opt.float16},
-                              {"shader_checks", ctx.device_info().shader_checks}};
+                              {"shader_checks", ctx.device_info().shader_checks},
+                              {"builtin_shader_checks", ctx.device_info().builtin_shader_checks}};
         if (profile) out["profile"] = profile_json(*profile);
         fmt::print("{}\n", out.dump());
         return 0;
     }
-    fmt::print("model:   {}\ndevice:  {} ({}), shader checks {}\n", opt.model, adapter.name,
-               adapter.backend, ctx.device_info().shader_checks ? "on" : "off");
+    fmt::print("model:   {}\ndevice:  {} ({}), shader checks: engine kernels {}, others {}\n",
+               opt.model, adapter.name, adapter.backend,
+               ctx.device_info().builtin_shader_checks ? "on" : "off",
+               ctx.device_info().shader_checks ? "on" : "off");
     fmt::print("load {:.1f} ms, prepare {:.1f} ms, {} warm-up + {} timed runs each\n", load_ms,
                prepare_ms, opt.warmup, opt.iters);
     fmt::print("{:<14}{:>12}{:>12}{:>12}\n", "latency (ms)", "median", "p90", "min");

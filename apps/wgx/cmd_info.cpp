@@ -45,8 +45,9 @@ void print_device(const GlobalOptions& global) {
                yes_no(info.features.timestamp_inside_passes));
     fmt::print("  subgroups                {} / {}\n", yes_no(info.adapter_features.subgroups),
                yes_no(info.features.subgroups));
-    fmt::print("shader runtime checks: {}\n",
-               info.shader_checks ? "on (bounds checks, loop bounding)" : "off");
+    fmt::print("shader runtime checks (bounds checks, loop bounding): engine kernels {}, "
+               "others {}\n",
+               info.builtin_shader_checks ? "on" : "off", info.shader_checks ? "on" : "off");
     fmt::print("Limits:\n");
     fmt::print("  maxComputeInvocationsPerWorkgroup  {}\n", l.max_workgroup_invocations);
     fmt::print("  maxComputeWorkgroupSize            {} x {} x {}\n", l.max_workgroup_size_x,

@@ -26,8 +26,11 @@ int main(int argc, char** argv) {
                  "Never fall back to a CPU (software) adapter");
     app.add_flag_callback(
         "--no-shader-checks", [&global] { global.device.shader_checks = false; },
-        "Compile shaders without bounds checks and loop bounding (faster; wgpu-native only; "
-        "default: $WGX_SHADER_CHECKS or on)");
+        "Compile every shader without bounds checks and loop bounding (wgpu-native only; "
+        "default: $WGX_SHADER_CHECKS, else the engine's own kernels without, others with)");
+    app.add_flag_callback(
+        "--shader-checks", [&global] { global.device.shader_checks = true; },
+        "Compile every shader with bounds checks and loop bounding, the engine's own too");
 
     wgx::cli::Action action;
     wgx::cli::add_run_command(app, global, action);

@@ -54,7 +54,10 @@ struct DeviceFeatures {
 
 struct DeviceInfo {
     AdapterDescription adapter;
-    bool shader_checks = true;  // runtime checks compiled into shaders (DeviceOptions)
+    // Runtime checks compiled into shaders (DeviceOptions::shader_checks): in the engine's own
+    // kernels, and in every other kernel (your ops').
+    bool shader_checks = true;
+    bool builtin_shader_checks = true;
     DeviceLimits limits;
     DeviceFeatures adapter_features;  // offered by the adapter
     DeviceFeatures features;          // granted to the device
@@ -75,11 +78,12 @@ struct DeviceOptions {
     bool request_optional_features = true;
     // The runtime checks the WebGPU implementation compiles into every shader: bounds checks
     // on each buffer and array access, and a counter bounding every loop. They guard against
-    // kernels that index out of range; the engine's own kernels are tested not to, and the
-    // checks cost time in loop-heavy kernels (docs/PERFORMANCE.md, "Shaders without runtime
-    // checks"). Turning them off applies to every kernel of the device, your own ops' too, and
-    // takes effect only on implementations that can (wgpu-native; Dawn keeps them). An unset
-    // value follows WGX_SHADER_CHECKS ("0" off, "1" on), else on.
+    // kernels that index out of range; the engine's own kernels validate their arguments and
+    // are tested not to, and the checks cost 6-20 % of a model's time (docs/PERFORMANCE.md,
+    // "Shaders without runtime checks"). true / false: every kernel of the device with / without
+    // them, your own ops' too. Unset: WGX_SHADER_CHECKS ("1" all with, "0" all without); unset
+    // too, the engine's own kernels without them and every other kernel with them. Skipping
+    // takes effect only on implementations that can (wgpu-native; Dawn keeps them).
     std::optional<bool> shader_checks;
 };
 

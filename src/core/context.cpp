@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "core/context_state.h"
+#include "ops/registry.h"
 
 namespace wgx {
 
@@ -56,17 +57,20 @@ Tensor ContextState::make_tensor(std::shared_ptr<BufferRef> buffer, uint64_t off
 }
 
 std::shared_ptr<const Kernel::Impl> ContextState::kernel(std::string_view label, std::string wgsl,
-                                                         std::span<const Override> overrides) {
+                                                         std::span<const Override> overrides,
+                                                         bool builtin) {
     ensure_usable();
-    // The key is exactly what the compiler reads: the WGSL text and the override values.
+    // The key is exactly what the compiler reads: the WGSL text, the override values and the
+    // runtime checks asked for.
     std::string key = wgsl;
+    key += builtin ? "\n//builtin" : "\n//other";
     for (const auto& o : overrides) key += fmt::format("\n//override {}={}", o.name, o.value);
     if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
 
     std::vector<gpu::OverrideConstant> constants;
     for (const auto& o : overrides) constants.push_back({o.name, o.value});
     auto impl = std::make_shared<Kernel::Impl>();
-    impl->pipeline = device_->create_compute_pipeline(label, wgsl, constants);
+    impl->pipeline = device_->create_compute_pipeline(label, wgsl, builtin, constants);
     impl->label = std::string(label);
     log::debug("compiled pipeline {} ({} cached)", label, pipelines_.size() + 1);
     pipelines_.emplace(std::move(key), impl);
@@ -128,6 +132,7 @@ Context& Context::record(const Op& op, std::span<const Arg> args) {
     size_t before = state_->recording().size();
     try {
         Recorder recorder(state_->recording());
+        BuiltinOpScope builtin(state_->recording(), ops::is_builtin(op));
         op.record(recorder, Args(op.name(), args));
     } catch (...) {
         state_->recording().truncate(before);  // a failed record leaves the recording as it was

@@ -81,6 +81,8 @@ struct CopyCommand {
 
 using Command = std::variant<DispatchCommand, CopyCommand>;
 
+class RecordingState;
+
 // A list of prepared GPU commands plus what they need alive (uniforms, scratch tensors).
 class RecordingState {
   public:
@@ -99,6 +101,10 @@ class RecordingState {
     std::vector<DispatchTime> profile(bool& inside_passes);
     // Names what records the next dispatches (a program's op), for profiles; "" clears it.
     void set_scope(std::string scope) { scope_ = std::move(scope); }
+    // Whether the op recording now is a built-in one (its kernels take the built-in checks
+    // setting); set around each Op::record.
+    void set_builtin_op(bool builtin) { builtin_op_ = builtin; }
+    bool builtin_op() const { return builtin_op_; }
     void clear();
     // Drops commands recorded after the first `count` (undoes a failed recording).
     void truncate(size_t count);
@@ -108,11 +114,26 @@ class RecordingState {
 
     ContextState& ctx_;
     std::vector<Command> commands_;
+    bool builtin_op_ = false;
     // Scratch buffers are held as buffers, not Tensors: a Tensor holds its context, and the
     // context holds this recording.
     std::vector<std::shared_ptr<BufferRef>> scratch_;
     UniformArena uniforms_;
     std::string scope_;
+};
+
+// Marks the op recorded while it lives as built-in or not (RecordingState::set_builtin_op).
+class BuiltinOpScope {
+  public:
+    BuiltinOpScope(RecordingState& recording, bool builtin) : recording_(recording) {
+        recording_.set_builtin_op(builtin);
+    }
+    ~BuiltinOpScope() { recording_.set_builtin_op(false); }
+    BuiltinOpScope(const BuiltinOpScope&) = delete;
+    BuiltinOpScope& operator=(const BuiltinOpScope&) = delete;
+
+  private:
+    RecordingState& recording_;
 };
 
 class ContextState : public std::enable_shared_from_this<ContextState> {
@@ -128,8 +149,10 @@ class ContextState : public std::enable_shared_from_this<ContextState> {
     std::shared_ptr<BufferRef> allocate(uint64_t bytes, std::string_view label);
     Tensor make_tensor(std::shared_ptr<BufferRef> buffer, uint64_t offset, DType dtype,
                        const Shape& shape);
+    // A compiled kernel, cached by text, override values and whether it is the engine's own
+    // (`builtin`: compiled with DeviceInfo::builtin_shader_checks, else shader_checks).
     std::shared_ptr<const Kernel::Impl> kernel(std::string_view label, std::string wgsl,
-                                               std::span<const Override> overrides);
+                                               std::span<const Override> overrides, bool builtin);
 
     RecordingState& recording() { return *recording_; }
     void set_last_submission(uint64_t index) { last_submission_ = index; }

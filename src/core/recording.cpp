@@ -184,7 +184,8 @@ Grid Recorder::grid_1d(uint64_t invocations, uint32_t workgroup_size) const {
 Kernel Recorder::kernel(std::string_view label, std::string wgsl,
                         std::initializer_list<Override> overrides) {
     return Kernel(state_.ctx().kernel(label, std::move(wgsl),
-                                      std::span<const Override>(overrides.begin(), overrides.size())),
+                                      std::span<const Override>(overrides.begin(), overrides.size()),
+                                      state_.builtin_op()),
                   std::string(label));
 }
 

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string_view>
 
 #include "base/log.h"
 #include "wgx/error.h"
@@ -275,13 +277,14 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& given) {
     info.features.subgroups = has(WGPUFeatureName_Subgroups);
     info.features.timestamp_inside_passes = info.adapter_features.timestamp_inside_passes &&
                                            options.request_optional_features;
-    bool checks = true;
-    if (options.shader_checks) {
-        checks = *options.shader_checks;
-    } else if (const char* env = std::getenv("WGX_SHADER_CHECKS")) {
-        checks = std::string_view(env) != "0";
+    // One choice for every kernel when asked for, else the engine's own kernels unchecked.
+    std::optional<bool> every = options.shader_checks;
+    if (!every) {
+        if (const char* env = std::getenv("WGX_SHADER_CHECKS")) every = std::string_view(env) != "0";
     }
-    info.shader_checks = checks || !native::can_skip_shader_checks();
+    const bool must_check = !native::can_skip_shader_checks();
+    info.shader_checks = every.value_or(true) || must_check;
+    info.builtin_shader_checks = every.value_or(false) || must_check;
 #if WGX_WGPU_NATIVE
     info.features.subgroups =
         info.features.subgroups || has(static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
@@ -492,6 +495,7 @@ void Device::keep_staging(uint64_t bytes, Buffer buffer) {
 }
 
 ComputePipeline Device::create_compute_pipeline(std::string_view label, std::string_view wgsl,
+                                                bool builtin,
                                                 std::span<const OverrideConstant> overrides) {
     check();
     // wgpu-native accepts only the Validation and OutOfMemory filters (Internal aborts it).
@@ -504,7 +508,8 @@ ComputePipeline Device::create_compute_pipeline(std::string_view label, std::str
     module_desc.nextInChain = &source.chain;
     module_desc.label = to_wgpu(label);
     ShaderModule module =
-        native::create_shader_module(device_.get(), module_desc, info_.shader_checks);
+        native::create_shader_module(device_.get(), module_desc,
+                                     builtin ? info_.builtin_shader_checks : info_.shader_checks);
 
     std::vector<WGPUConstantEntry> constants;
     for (const auto& o : overrides) {

@@ -72,10 +72,12 @@ class Device : public std::enable_shared_from_this<Device> {
     void copy_buffer_now(WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst, uint64_t dst_offset,
                          uint64_t size);
 
-    // Compiles WGSL into a compute pipeline (entry point "main", automatic layout). Shader and
-    // pipeline errors are caught with an error scope and thrown as GpuError naming `label`
-    // and quoting the compiler's message.
+    // Compiles WGSL into a compute pipeline (entry point "main", automatic layout), with the
+    // runtime checks DeviceInfo asks for the engine's own kernels (`builtin`) or for others.
+    // Shader and pipeline errors are caught with an error scope and thrown as GpuError naming
+    // `label` and quoting the compiler's message.
     ComputePipeline create_compute_pipeline(std::string_view label, std::string_view wgsl,
+                                            bool builtin,
                                             std::span<const OverrideConstant> overrides);
     BindGroup create_bind_group(std::string_view label, WGPUComputePipeline pipeline,
                                 std::span<const BufferBinding> entries);

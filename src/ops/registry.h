@@ -15,4 +15,8 @@ namespace wgx::ops {
 // nullptr when no built-in op has this name or alias.
 const Op* find(std::string_view name);
 
+// Whether `op` is one of the built-in ops (whose kernels DeviceInfo::builtin_shader_checks
+// governs), not an op of the caller's.
+bool is_builtin(const Op& op);
+
 }  // namespace wgx::ops

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/context_state.h"
+#include "ops/registry.h"
 #include "program/graph.h"
 #include "program/graph_check.h"
 #include "wgx/context.h"
@@ -211,6 +212,7 @@ class ProgramRecorder {
             RecordingState& r;
             ~ClearScope() { r.set_scope({}); }
         } clear_scope{ctx_.recording()};
+        BuiltinOpScope builtin(ctx_.recording(), ops::is_builtin(*op));
         try {
             op->record(recorder, Args(call.name, args));
         } catch (const InvalidArgument& e) {

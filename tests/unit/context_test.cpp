@@ -1,4 +1,5 @@
 // Context mechanics: recording, replay, copies, reset, destroy, device loss.
+#include <cstdlib>
 #include "core/context_state.h"
 #include "test_util.h"
 
@@ -189,7 +190,62 @@ TEST(Context, ShaderChecksOffGivesTheSameResults) {
     }
     DeviceOptions checked;
     checked.shader_checks = true;
-    EXPECT_TRUE(Context::create(checked).device_info().shader_checks);
+    const DeviceInfo all_checked = Context::create(checked).device_info();
+    EXPECT_TRUE(all_checked.shader_checks);
+    EXPECT_TRUE(all_checked.builtin_shader_checks);
+}
+
+// The default: the engine's own kernels without runtime checks where the implementation can
+// skip them (wgpu-native), every other kernel with them; WGX_SHADER_CHECKS sets both.
+TEST(Context, ShaderChecksDefaultSparesOnlyTheEnginesKernels) {
+    const char* saved = std::getenv("WGX_SHADER_CHECKS");
+    const std::string saved_value = saved ? saved : "";
+    unsetenv("WGX_SHADER_CHECKS");
+    const DeviceInfo defaults = Context::create(DeviceOptions{}).device_info();
+    EXPECT_TRUE(defaults.shader_checks);
+    EXPECT_EQ(defaults.builtin_shader_checks, webgpu_implementation().find("Dawn") == 0);
+    setenv("WGX_SHADER_CHECKS", "1", 1);
+    EXPECT_TRUE(Context::create(DeviceOptions{}).device_info().builtin_shader_checks);
+    setenv("WGX_SHADER_CHECKS", "0", 1);
+    const DeviceInfo none = Context::create(DeviceOptions{}).device_info();
+    EXPECT_EQ(none.shader_checks, webgpu_implementation().find("Dawn") == 0);
+    if (saved) {
+        setenv("WGX_SHADER_CHECKS", saved_value.c_str(), 1);
+    } else {
+        unsetenv("WGX_SHADER_CHECKS");
+    }
+}
+
+// A user's op and a built-in op recorded into one context each get their own setting: the
+// same kernel text compiled for both is two pipelines, and both compute.
+class UserScale final : public Op {
+  public:
+    std::string_view name() const override { return "test.user_scale"; }
+    void record(Recorder& rec, const Args& args) const override {
+        const Tensor& x = args.tensor(0, "x");
+        const Tensor& y = args.tensor(1, "y");
+        Kernel k = rec.kernel("test.user_scale",
+                              "@group(0) @binding(0) var<storage, read> x: array<f32>;\n"
+                              "@group(0) @binding(1) var<storage, read_write> y: array<f32>;\n"
+                              "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) "
+                              "g: vec3<u32>) { if (g.x < arrayLength(&y)) { y[g.x] = 2.0 * x[g.x]; } }\n");
+        rec.dispatch(k, {x, y}, Grid{uint32_t((y.numel() + 63) / 64), 1, 1});
+    }
+};
+
+TEST(Context, UserAndBuiltinKernelsCompileWithTheirOwnChecks) {
+    Context c = Context::create(DeviceOptions{});
+    std::vector<float> xs(100);
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = float(i) - 40.5f;
+    Tensor x = c.tensor(DType::f32, {100}).set_data(xs);
+    Tensor y = c.tensor(DType::f32, {100});
+    Tensor z = c.tensor(DType::f32, {100});
+    UserScale user;
+    c.record(user, {x, y});
+    c.record(op("aten.relu.default"), {y, z});
+    c.submit();
+    auto got = z.get_data<float>();
+    for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(got[i], std::max(0.f, 2.f * xs[i])) << i;
 }
 
 }  // namespace
