@@ -9,6 +9,7 @@
 #include "ops/common/math.wgsl.h"
 #include "ops/common/wgsl_types.h"
 #include "ops/matmul/gemm_params.wgsl.h"
+#include "ops/matmul/gemm_epilogue.wgsl.h"
 #include "ops/matmul/gemm_splitk_reduce.wgsl.h"
 #include "ops/matmul/gemv.wgsl.h"
 #include "wgx/error.h"
@@ -91,7 +92,8 @@ void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call, DT
                                       epilogue_label(call, has_bias), dt_label(dt)),
                           wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
                               std::string(wgsl::ops_common_math) +
-                              std::string(wgsl::ops_matmul_gemv),
+                              std::string(wgsl::ops_matmul_gemv) +
+                              std::string(wgsl::ops_matmul_gemm_epilogue),
                           {{"WG", double(wg)},
                            {"TRANS_B", call.trans_b ? 1.0 : 0.0},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
@@ -136,7 +138,8 @@ void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall&
                                       epilogue_label(call, has_bias), dt_label(dt)),
                           wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
                               std::string(wgsl::ops_common_math) +
-                              std::string(wgsl::ops_matmul_gemm_splitk_reduce),
+                              std::string(wgsl::ops_matmul_gemm_splitk_reduce) +
+                              std::string(wgsl::ops_matmul_gemm_epilogue),
                           {{"WG", double(wg)},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                            {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},

@@ -8,7 +8,8 @@
 // added in order, so the result does not depend on scheduling.
 // The partial sums are float32; bias, residual, scale and C are of the storage type S (f32 or
 // f16, prepended with Params), widened to f32 as read and rounded once on the store.
-// struct Params: gemm_params.wgsl and common/math.wgsl, prepended.
+// struct Params: gemm_params.wgsl and common/math.wgsl, prepended; epilogue(): gemm_epilogue.wgsl,
+// appended.
 
 @group(0) @binding(0) var<storage, read> partial: array<f32>;
 @group(0) @binding(1) var<storage, read> bias: array<S>;
@@ -41,25 +42,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
     for (var s = 0u; s < params.splits; s++) {
         sum += partial[(z * params.splits + s) * mn + i];
     }
-    var v = params.alpha * sum;
-    if (HAS_BIAS) {
-        v += params.beta * f32(bias[z * params.bias_batch_stride + r * params.bias_row_stride +
-                                    c * params.bias_col_stride]);
-    }
-    if (ACTIVATION == 1u) {
-        v = gelu_erf(v);
-    } else if (ACTIVATION == 2u) {
-        v = gelu_tanh(v);
-    }
-    if (HAS_SCALE) {
-        v *= f32(scale[select(c, r, SCALE_ROWS)]);
-    }
     let at = z * params.c_batch_stride + i;
-    if (HAS_RESIDUAL) {
-        v += f32(residual[at]);
-    }
-    if (HAS_CLAMP) {
-        v = min(max(v, params.out_min), params.out_max);
-    }
-    C[at] = S(v);
+    C[at] = S(epilogue(sum, z, r, c, at));
 }

@@ -14,7 +14,8 @@
 // Tensors are of the storage type S (f32 or f16, prepended with Params); loads widen to f32, so
 // the sums are f32 and an f16 result is rounded once, on the store.
 // The epilogue, in gemm.wgsl's order: alpha, bias, activation (ACTIVATION: GemmActivation's
-// value), scale per column or row (HAS_SCALE, SCALE_ROWS), residual, clamp.
+// value), scale per column or row (HAS_SCALE, SCALE_ROWS), residual, clamp: epilogue() of
+// gemm_epilogue.wgsl, appended.
 // struct Params: gemm_params.wgsl and common/math.wgsl, prepended.
 
 @group(0) @binding(0) var<storage, read> A: array<S>;
@@ -87,27 +88,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     }
 
     if (slice == 0u && inside) {
-        var v = params.alpha * partial[t];
-        if (HAS_BIAS) {
-            v += params.beta * f32(bias[z * params.bias_batch_stride +
-                                        m * params.bias_row_stride +
-                                        col * params.bias_col_stride]);
-        }
-        if (ACTIVATION == 1u) {
-            v = gelu_erf(v);
-        } else if (ACTIVATION == 2u) {
-            v = gelu_tanh(v);
-        }
-        if (HAS_SCALE) {
-            v *= f32(scale[select(col, m, SCALE_ROWS)]);
-        }
         let at = z * params.c_batch_stride + m * N + col;
-        if (HAS_RESIDUAL) {
-            v += f32(residual[at]);
-        }
-        if (HAS_CLAMP) {
-            v = min(max(v, params.out_min), params.out_max);
-        }
-        C[at] = S(v);
+        C[at] = S(epilogue(partial[t], z, m, col, at));
     }
 }
