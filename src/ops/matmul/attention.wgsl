@@ -84,6 +84,13 @@ fn row_reduce(tid: u32, value: f32, max_not_sum: bool) -> f32 {
     return r;
 }
 
+// exp-scores of key j for the row pair an invocation of phase 4 takes (rows 0-1, 2-3, 4-5 or
+// 6-7: `upper` picks p_hi, `odd` the second pair of the vec4).
+fn weights(j: u32, upper: bool, odd: bool) -> vec2<f32> {
+    let pj = select(p_lo[j], p_hi[j], upper);
+    return select(pj.xy, pj.zw, odd);
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
     let b = wid.y;
@@ -166,12 +173,32 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let g = tid / 64u;
     let inv = select(select(inv_lo.xy, inv_lo.zw, (g & 1u) == 1u),
                      select(inv_hi.xy, inv_hi.zw, (g & 1u) == 1u), g >= 2u);
+    let odd = (g & 1u) == 1u;
+    let upper_pair = g >= 2u;
     for (var c = tid % 64u; c < params.dv; c += 64u) {
         var acc = vec2<f32>(0.0);
         let base = at(params.v, b, 0u, c);
-        for (var j = 0u; j < params.lk; j++) {
-            let pj = select(p_lo[j], p_hi[j], g >= 2u);
-            acc += f32(v[base + j * params.v.row]) * select(pj.xy, pj.zw, (g & 1u) == 1u);
+        let row = params.v.row;
+        // Eight keys at a time, their v loads issued together: each key is another row of v,
+        // so one at a time the loop waits a cache miss per key (the H200 took ~50 us a call).
+        var j = 0u;
+        for (; j + 8u <= params.lk; j += 8u) {
+            let at0 = base + j * row;
+            let x0 = f32(v[at0]);
+            let x1 = f32(v[at0 + row]);
+            let x2 = f32(v[at0 + 2u * row]);
+            let x3 = f32(v[at0 + 3u * row]);
+            let x4 = f32(v[at0 + 4u * row]);
+            let x5 = f32(v[at0 + 5u * row]);
+            let x6 = f32(v[at0 + 6u * row]);
+            let x7 = f32(v[at0 + 7u * row]);
+            acc += x0 * weights(j, upper_pair, odd) + x1 * weights(j + 1u, upper_pair, odd) +
+                   x2 * weights(j + 2u, upper_pair, odd) + x3 * weights(j + 3u, upper_pair, odd) +
+                   x4 * weights(j + 4u, upper_pair, odd) + x5 * weights(j + 5u, upper_pair, odd) +
+                   x6 * weights(j + 6u, upper_pair, odd) + x7 * weights(j + 7u, upper_pair, odd);
+        }
+        for (; j < params.lk; j++) {
+            acc += f32(v[base + j * row]) * weights(j, upper_pair, odd);
         }
         acc *= inv;
         for (var r = 0u; r < 2u; r++) {
