@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "copy_interpreter.h"
 #include "graph_compare.h"
 #include "program/graph_check.h"
 #include "program/memory_plan.h"
@@ -20,34 +21,12 @@
 namespace wgx::program {
 namespace {
 
-struct Builder {
-    Graph g;
-    int32_t add(Value v) {
-        g.values.push_back(std::move(v));
-        return int32_t(g.values.size() - 1);
-    }
-    int32_t tensor(std::vector<int64_t> dims, DType dtype = DType::f32) {
-        return add(Tensor{dtype, std::move(dims), -1, -1, false, ""});
-    }
-    void call(std::string name, std::vector<int32_t> args) {
-        g.chain.push_back({std::move(name), std::move(args), uint32_t(g.chain.size())});
-    }
-    // out = view(self) with out's shape.
-    void view(int32_t self, int32_t out) {
-        const auto& dims = std::get<Tensor>(g.values[size_t(out)]).dims;
-        call("aten.view_copy.default", {self, add(IntList{dims}), out});
-    }
-    void relu(int32_t in, int32_t out) { call("aten.relu.default", {in, out}); }
-    void add_op(int32_t a, int32_t b, int32_t out) { call("aten.add.Tensor", {a, b, out}); }
-};
+using Builder = test::GraphBuilder;
+using test::expect_same_results;
+using test::numel_of;
 
-std::vector<std::string> names(const Graph& g) {
-    std::vector<std::string> out;
-    for (const OpCall& op : g.chain) out.push_back(op.name);
-    return out;
-}
-
-int32_t pool(const Graph& g, int32_t id) { return std::get<Tensor>(g.values[size_t(id)]).mem_obj_id; }
+std::vector<std::string> names(const Graph& g) { return test::call_names(g); }
+int32_t pool(const Graph& g, int32_t id) { return test::pool_of(g, id); }
 
 // Pass, then planner, then the checks every result must pass.
 size_t run(Graph& g) {
@@ -57,86 +36,6 @@ size_t run(Graph& g) {
     check_graph(g, "test");
     test::expect_pools_disjoint(g);
     return n;
-}
-
-// --- A simulated run: each tensor is numel 64-bit words; an op's output word k mixes the op's
-// index with word k (mod size) of every input; a reshape copies its input's words. `pooled`
-// keeps every tensor in its pool's words (at offset 0, as the executor binds them), the other
-// mode gives each value its own words. Outputs must agree whatever the plan.
-using Words = std::vector<uint64_t>;
-
-uint64_t numel_of(const Graph& g, int32_t id) {
-    uint64_t n = 1;
-    for (int64_t d : std::get<Tensor>(g.values[size_t(id)]).dims) n *= uint64_t(d);
-    return n;
-}
-
-bool is_reshape(const std::string& name) {
-    return name == "aten.view_copy.default" || name == "aten.squeeze_copy.dims" ||
-           name == "aten.unsqueeze_copy.default" || name == "aten.alias_copy.default";
-}
-
-std::vector<Words> simulate(const Graph& g, const std::vector<Words>& inputs, bool pooled) {
-    std::map<int32_t, Words> pools;  // pooled: pool id -> words
-    std::map<int32_t, Words> own;    // otherwise: value id -> words
-    auto storage = [&](int32_t id) -> Words& {
-        if (!pooled) return own[id];
-        Words& w = pools[pool(g, id)];
-        if (w.size() < numel_of(g, id)) w.resize(numel_of(g, id), 0xdead);
-        return w;
-    };
-    auto read = [&](int32_t id) {
-        Words& w = storage(id);
-        w.resize(std::max<size_t>(w.size(), numel_of(g, id)), 0xdead);
-        return Words(w.begin(), w.begin() + long(numel_of(g, id)));
-    };
-    for (size_t i = 0; i < g.input_ids.size(); ++i) {
-        Words& w = storage(g.input_ids[i]);
-        w.resize(std::max(w.size(), inputs[i].size()));
-        std::copy(inputs[i].begin(), inputs[i].end(), w.begin());
-    }
-    for (size_t op = 0; op < g.chain.size(); ++op) {
-        const OpCall& call = g.chain[op];
-        const int32_t out = call.args.back();
-        std::vector<Words> ins;
-        for (size_t a = 0; a + 1 < call.args.size(); ++a) {
-            if (std::holds_alternative<Tensor>(g.values[size_t(call.args[a])])) {
-                ins.push_back(read(call.args[a]));
-            }
-        }
-        Words result(numel_of(g, out));
-        for (size_t k = 0; k < result.size(); ++k) {
-            if (is_reshape(call.name)) {
-                result[k] = ins[0][k];
-                continue;
-            }
-            uint64_t h = 1469598103934665603ull ^ (call.debug_handle * 7919ull);
-            for (const Words& in : ins) h = (h ^ in[k % in.size()]) * 1099511628211ull;
-            result[k] = h;
-        }
-        Words& w = storage(out);
-        w.resize(std::max(w.size(), result.size()));
-        std::copy(result.begin(), result.end(), w.begin());
-    }
-    std::vector<Words> outs;
-    for (int32_t id : g.output_ids) outs.push_back(read(id));
-    return outs;
-}
-
-std::vector<Words> some_inputs(const Graph& g, uint64_t seed) {
-    std::vector<Words> ins;
-    for (int32_t id : g.input_ids) {
-        Words w(numel_of(g, id));
-        for (auto& x : w) x = seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        ins.push_back(w);
-    }
-    return ins;
-}
-
-// The graph before the pass (a buffer per value) and after pass + planner agree.
-void expect_same_results(const Graph& before, const Graph& after) {
-    const auto ins = some_inputs(before, 42);
-    EXPECT_EQ(simulate(before, ins, false), simulate(after, ins, true));
 }
 
 TEST(AliasReshapes, ViewInAChainLeavesIt) {

@@ -1,5 +1,5 @@
-// A small CPU interpreter for the copy passes' tests (alias_reshapes on permute/select/clone,
-// compose_permutes): it runs a Graph on 64-bit words. Copies and reshapes (view, squeeze,
+// A small CPU interpreter for the copy passes' tests (alias_reshapes_test, copy_aliases_test,
+// compose_permutes_test): it runs a Graph on 64-bit words. Copies and reshapes (view, squeeze,
 // unsqueeze, alias, clone) move words in order, permute_copy and select_copy.int gather them as
 // the ops do, and every other op writes, for each output word k, a hash of the op's debug
 // handle and word k (mod size) of each tensor it reads (items of value lists included; a value
