@@ -28,11 +28,13 @@ struct Match {
     const std::map<int32_t, std::vector<size_t>>& readers;
     std::set<size_t> calls;  // the calls the fused call replaces
 
-    // The call writing `id` when it is its only writer and has the given name.
-    std::optional<size_t> writer(int32_t id, std::string_view name) const {
+    // The call writing `id` when it is its only writer, has the given name and `args`
+    // arguments (its output included; a malformed file may give a call fewer).
+    std::optional<size_t> writer(int32_t id, std::string_view name, size_t args) const {
         auto w = uses.writer.find(id);
         if (w == uses.writer.end() || uses.write_count(id) != 1) return std::nullopt;
-        if (g.chain[w->second].name != name) return std::nullopt;
+        const OpCall& c = g.chain[w->second];
+        if (c.name != name || c.args.size() != args) return std::nullopt;
         return w->second;
     }
     // `id` followed back through reshapes and shape-keeping copies (added to `calls`).
@@ -41,7 +43,7 @@ struct Match {
             auto w = uses.writer.find(id);
             if (w == uses.writer.end() || uses.write_count(id) != 1) return id;
             const OpCall& c = g.chain[w->second];
-            if (!is_contiguous_reshape(g, c) || c.args.size() < 2) return id;
+            if (c.args.size() < 2 || !is_contiguous_reshape(g, c)) return id;
             calls.insert(w->second);
             id = c.args[0];
         }
@@ -85,36 +87,33 @@ struct Match {
 // 1.5 directly). Adds its calls to `m` and returns P, or nullopt when `id` is not written by
 // such a where.
 std::optional<int32_t> guarded_softmax(Match& m, int32_t id, int32_t scores) {
-    auto where = m.writer(id, "aten.where.self");
+    auto where = m.writer(id, "aten.where.self", 4);
     if (!where) return std::nullopt;
     const OpCall& w = m.g.chain[*where];
-    if (w.args.size() != 4) return std::nullopt;
     const int32_t p = w.args[2];
     const int32_t zeros = m.through_reshapes(w.args[1]);
-    auto full = m.writer(zeros, "aten.full_like.default");
-    if (!full) full = m.writer(zeros, "aten.zeros_like.default");
-    if (!full || m.g.chain[*full].args.empty()) return std::nullopt;
-    const OpCall& f = m.g.chain[*full];
-    if (f.name == "aten.full_like.default" &&
-        (f.args.size() < 3 || m.number(f.args[1]).value_or(1.0) != 0.0)) {
-        return std::nullopt;
-    }
-    auto not2 = m.writer(m.through_reshapes(w.args[0]), "aten.logical_not.default");
+    // full_like(self, fill, dtype, layout, device, pin_memory, memory_format) with fill 0, or
+    // zeros_like(self, dtype, layout, device, pin_memory, memory_format).
+    auto full = m.writer(zeros, "aten.full_like.default", 8);
+    if (full && m.number(m.g.chain[*full].args[1]).value_or(1.0) != 0.0) return std::nullopt;
+    if (!full) full = m.writer(zeros, "aten.zeros_like.default", 7);
+    if (!full) return std::nullopt;
+    auto not2 = m.writer(m.through_reshapes(w.args[0]), "aten.logical_not.default", 2);
     if (!not2) return std::nullopt;
-    auto any = m.writer(m.through_reshapes(m.g.chain[*not2].args[0]), "aten.any.dim");
+    auto any = m.writer(m.through_reshapes(m.g.chain[*not2].args[0]), "aten.any.dim", 4);
     if (!any) return std::nullopt;
     const OpCall& a = m.g.chain[*any];
     const Tensor* at = tensor_at(m.g, a.args[0]);
-    if (a.args.size() != 4 || !at || !m.last_dim(a.args[1], at->dims.size()) ||
+    if (!at || !m.last_dim(a.args[1], at->dims.size()) ||
         !m.flag(a.args[2]).value_or(false)) {
         return std::nullopt;
     }
-    auto not1 = m.writer(m.through_reshapes(a.args[0]), "aten.logical_not.default");
+    auto not1 = m.writer(m.through_reshapes(a.args[0]), "aten.logical_not.default", 2);
     if (!not1) return std::nullopt;
-    auto eq = m.writer(m.through_reshapes(m.g.chain[*not1].args[0]), "aten.eq.Scalar");
+    auto eq = m.writer(m.through_reshapes(m.g.chain[*not1].args[0]), "aten.eq.Scalar", 3);
     if (!eq) return std::nullopt;
     const OpCall& e = m.g.chain[*eq];
-    auto inf = m.number(e.args.size() == 3 ? e.args[1] : -1);
+    auto inf = m.number(e.args[1]);
     if (!inf || !(std::isinf(*inf) && *inf < 0)) return std::nullopt;
     if (m.through_reshapes(e.args[0]) != scores) return std::nullopt;
     m.calls.insert({*where, *full, *not2, *any, *not1, *eq});
@@ -178,13 +177,13 @@ size_t fuse_attention(Graph& g) {
         const int32_t p_read = m.through_reshapes(bmm2.args[0]);
         int32_t p = p_read;
         bool zero_masked_rows = false;
-        std::optional<size_t> softmax = m.writer(p, kSoftmax);
+        std::optional<size_t> softmax = m.writer(p, kSoftmax, 4);
         int32_t scores = -1;
         if (!softmax) {
             // The guard: find the softmax through the where's third argument first.
-            auto where = m.writer(p, "aten.where.self");
-            if (!where || g.chain[*where].args.size() != 4) continue;
-            softmax = m.writer(m.through_reshapes(g.chain[*where].args[2]), kSoftmax);
+            auto where = m.writer(p, "aten.where.self", 4);
+            if (!where) continue;
+            softmax = m.writer(m.through_reshapes(g.chain[*where].args[2]), kSoftmax, 4);
             if (!softmax) continue;
             scores = m.through_reshapes(g.chain[*softmax].args[0]);
             auto guarded = guarded_softmax(m, p, scores);
@@ -195,13 +194,13 @@ size_t fuse_attention(Graph& g) {
         }
         const OpCall& sm = g.chain[*softmax];
         const Tensor* smt = tensor_at(g, sm.args[0]);
-        if (sm.args.size() != 4 || !smt || !m.last_dim(sm.args[1], smt->dims.size()) ||
+        if (!smt || !m.last_dim(sm.args[1], smt->dims.size()) ||
             m.flag(sm.args[2]).value_or(true)) {
             continue;
         }
         m.calls.insert(*softmax);
-        auto bmm1 = m.writer(scores, kBmm);
-        if (!bmm1 || g.chain[*bmm1].args.size() != 3) continue;
+        auto bmm1 = m.writer(scores, kBmm, 3);
+        if (!bmm1) continue;
         m.calls.insert(*bmm1);
         if (!m.private_except(bmm2.args.back())) continue;
         bool overlap = false;
