@@ -1,5 +1,7 @@
 // Replays every input the fuzzer once crashed on (tests/fuzz/regressions) through the fuzz
-// harness, so each fixed finding stays fixed, in sanitizer builds especially.
+// harness, so each fixed finding stays fixed, in sanitizer builds especially; and every
+// exported model fixture, whose graphs the harness also takes through the load-time passes
+// (which must leave a graph that checks).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -24,6 +26,22 @@ TEST(FuzzRegressions, ReplayAll) {
         ++count;
     }
     EXPECT_GT(count, 0u);
+}
+
+TEST(FuzzRegressions, ModelFixturesThroughTheHarness) {
+    const auto models = std::filesystem::path(WGX_FIXTURES_DIR) / ".." / "models";
+    ASSERT_TRUE(std::filesystem::is_directory(models)) << models;
+    size_t count = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(models)) {
+        if (!entry.is_regular_file() || entry.path().extension() != ".pte") continue;
+        SCOPED_TRACE(entry.path().string());
+        std::ifstream in(entry.path(), std::ios::binary);
+        const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                         std::istreambuf_iterator<char>());
+        wgx::fuzz::fuzz_one_input(bytes.data(), bytes.size());
+        ++count;
+    }
+    EXPECT_GE(count, 40u);  // delegated and plain programs of every model fixture
 }
 
 }  // namespace

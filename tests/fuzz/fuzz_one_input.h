@@ -10,6 +10,9 @@
 //   bytes 4..8 "FT01": a .ptd file;
 //   otherwise:         program.json text up to the first NUL byte; the rest is weights.bin.
 // Every reader must return or throw wgx::LoadError; any other exception or a crash is a bug.
+// A graph that reads and checks also goes through the load-time passes (fusion, aliases,
+// float16, memory plans) as Program::from_graph runs them: they must not crash on it and must
+// leave a graph that still checks.
 #pragma once
 
 #include <cstdint>
@@ -18,9 +21,19 @@
 #include <cstring>
 #include <string_view>
 
+#include "program/graph_check.h"
 #include "program/json/program_json.h"
 #include "program/load.h"
 #include "program/memory_plan.h"
+#include "program/passes/alias_reshapes.h"
+#include "program/passes/compose_permutes.h"
+#include "program/passes/fold_prepack.h"
+#include "program/passes/fuse_activations.h"
+#include "program/passes/fuse_attention.h"
+#include "program/passes/fuse_channel_shuffle.h"
+#include "program/passes/fuse_conv_epilogue.h"
+#include "program/passes/fuse_linear_epilogue.h"
+#include "program/passes/run_in_float16.h"
 #include "program/pte/ptd_file.h"
 #include "wgx/error.h"
 
@@ -30,8 +43,36 @@ inline bool magic_is(const uint8_t* data, size_t size, const char* magic) {
     return size >= 8 && std::memcmp(data + 4, magic, 4) == 0;
 }
 
+// The passes of Program::from_graph, in its order (float16 with every op taking it, so the
+// conversions are placed too); what they leave must still check.
+inline void run_passes(const program::Graph& graph) {
+    program::Graph g = graph;
+    try {
+        program::check_graph(g, "fuzz");
+    } catch (const LoadError&) {
+        return;  // the executor refuses such a graph before any pass runs
+    }
+    program::fold_prepack(g);
+    program::fuse_activations(g);
+    program::fuse_conv_epilogue(g);
+    program::fuse_channel_shuffle(g);
+    program::fuse_attention(g);
+    program::fuse_linear_epilogue(g);
+    program::compose_permutes(g);
+    program::run_in_float16(g, [](std::string_view) { return true; });
+    program::alias_reshapes(g);
+    program::plan_memory_pools(g);
+    try {
+        program::check_graph(g, "fuzz (after the passes)");
+    } catch (const LoadError& error) {
+        std::fprintf(stderr, "the passes left a graph that does not check: %s\n", error.what());
+        std::abort();
+    }
+}
+
 // The writer's output of a valid Graph must always be readable again.
 inline void round_trip(const program::Graph& graph) {
+    run_passes(graph);
     program::Graph planned = graph;
     program::assign_memory_pools(planned);
     const program::ProgramJson json = program::write_program_json(planned);
