@@ -9,6 +9,7 @@
 #include "program/graph_summary.h"
 #include "program/load.h"
 #include "program/memory_plan.h"
+#include "program/passes/addmm_as_linear.h"
 #include "program/passes/alias_reshapes.h"
 #include "program/passes/compose_permutes.h"
 #include "program/passes/fold_prepack.h"
@@ -51,6 +52,7 @@ Program Program::from_graph(program::Graph graph, const ProgramOptions& options)
     program::check_graph(graph, graph.origin);
     program::fold_prepack(graph);
     if (options.fuse) {
+        program::addmm_as_linear(graph);
         program::fuse_activations(graph);
         program::fuse_conv_epilogue(graph);
         program::fuse_channel_shuffle(graph);

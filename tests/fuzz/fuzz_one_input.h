@@ -25,6 +25,7 @@
 #include "program/json/program_json.h"
 #include "program/load.h"
 #include "program/memory_plan.h"
+#include "program/passes/addmm_as_linear.h"
 #include "program/passes/alias_reshapes.h"
 #include "program/passes/compose_permutes.h"
 #include "program/passes/fold_prepack.h"
@@ -53,6 +54,7 @@ inline void run_passes(const program::Graph& graph) {
         return;  // the executor refuses such a graph before any pass runs
     }
     program::fold_prepack(g);
+    program::addmm_as_linear(g);
     program::fuse_activations(g);
     program::fuse_conv_epilogue(g);
     program::fuse_channel_shuffle(g);
