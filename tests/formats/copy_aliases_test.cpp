@@ -272,6 +272,29 @@ TEST(CopyAliases, ClonesThatChangeLayoutOrShapeStayCopies) {
     }
 }
 
+// expand_copy to the input's own shape (the portable export puts one before each bmm) is a
+// copy of the bytes; one that broadcasts repeats elements and stays a copy.
+TEST(CopyAliases, ExpandToTheSameShapeBecomesAnAlias) {
+    GraphBuilder b;
+    int32_t in = -1, out = -1;
+    EXPECT_EQ(run_middle(b, {1, 3, 26, 16}, {1, 3, 26, 16},
+                         [&](int32_t i, int32_t o) {
+                             b.call("aten.expand_copy.default",
+                                    {i, b.add(IntList{{1, 3, 26, 16}}), b.add(Bool{false}), o});
+                         },
+                         &in, &out),
+              1u);
+    ASSERT_EQ(b.g.alias_groups.size(), 1u);
+    EXPECT_EQ(b.g.alias_groups[0], (std::vector<int32_t>{in, out}));
+    GraphBuilder c;
+    EXPECT_EQ(run_middle(c, {1, 1, 48}, {1, 4, 48},
+                         [&](int32_t i, int32_t o) {
+                             c.call("aten.expand_copy.default",
+                                    {i, c.add(IntList{{1, 4, 48}}), c.add(Bool{false}), o});
+                         }),
+              0u);
+}
+
 TEST(CopyAliases, ClonesOfWrittenAgainValuesStayCopies) {
     // The clone's input changes after the clone (a mutable buffer updated in place): the clone
     // must keep the old values.

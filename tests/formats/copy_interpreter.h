@@ -1,9 +1,10 @@
 // A small CPU interpreter for the copy passes' tests (alias_reshapes_test, copy_aliases_test,
 // compose_permutes_test): it runs a Graph on 64-bit words. Copies and reshapes (view, squeeze,
-// unsqueeze, alias, clone) move words in order, permute_copy and select_copy.int gather them as
-// the ops do, and every other op writes, for each output word k, a hash of the op's debug
-// handle and word k (mod size) of each tensor it reads (items of value lists included; a value
-// list of outputs gets one such tensor per item), so any misplaced word changes the outputs.
+// unsqueeze, alias, clone) move words in order, permute_copy, select_copy.int and expand_copy
+// gather them as the ops do, and every other op writes, for each output word k, a hash of the
+// op's debug handle and word k (mod size) of each tensor it reads (items of value lists
+// included; a value list of outputs gets one such tensor per item), so any misplaced word
+// changes the outputs.
 // Run `pooled`, every tensor lives in its memory pool's words (at offset 0, as the executor
 // binds pools; alias group members share them), otherwise each value has its own.
 #pragma once
@@ -126,6 +127,17 @@ inline Words run_call(const program::Graph& g, const program::OpCall& call,
             if (d != dim) strides.push_back(in_strides[d]);
         }
         return detail::gather(tensor_ins[0], out_dims, strides, index * in_strides[dim]);
+    }
+    if (name == "aten.expand_copy.default") {
+        // Broadcast: a size-1 input dim (or a missing leading one) repeats with stride 0.
+        const auto& in_dims = std::get<Tensor>(g.values[size_t(call.args[0])]).dims;
+        const auto in_strides = detail::strides_of(in_dims);
+        std::vector<int64_t> strides(out_dims.size(), 0);
+        const size_t lead = out_dims.size() - in_dims.size();
+        for (size_t d = 0; d < in_dims.size(); ++d) {
+            strides[lead + d] = in_dims[d] == 1 ? 0 : in_strides[d];
+        }
+        return detail::gather(tensor_ins[0], out_dims, strides, 0);
     }
     uint64_t n = 1;
     for (int64_t d : out_dims) n *= uint64_t(d);

@@ -91,6 +91,14 @@ bool clone_is_reshape(const Graph& g, const OpCall& call) {
 
 }  // namespace
 
+// expand_copy(self, size, implicit) to self's own shape: a plain copy of the bytes.
+bool expand_is_reshape(const Graph& g, const OpCall& call) {
+    if (call.args.size() != 4) return false;
+    const auto* in = dims_at(g, call.args[0]);
+    const auto* out = dims_at(g, call.args[3]);
+    return in && out && *in == *out;
+}
+
 bool is_contiguous_reshape(const Graph& g, const OpCall& call) {
     if (is_reshape_name(call.name)) return true;
     for (int32_t arg : call.args) {
@@ -101,6 +109,7 @@ bool is_contiguous_reshape(const Graph& g, const OpCall& call) {
     if (call.name == "aten.clone.default" || call.name == "dim_order_ops._clone_dim_order.default") {
         return clone_is_reshape(g, call);
     }
+    if (call.name == "aten.expand_copy.default") return expand_is_reshape(g, call);
     return false;
 }
 

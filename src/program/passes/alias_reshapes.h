@@ -3,8 +3,9 @@
 // so their output can be the same GPU buffer seen with another shape. Three more calls do the
 // same: a permute_copy that moves only size-1 dims ([1, 26, 48] by [1, 0, 2]), a
 // select_copy.int on a dim of size 1, and a clone (clone, _clone_dim_order) that keeps the
-// shape and the contiguous layout (while neither side is written again, which the rules below
-// ensure, a clone's own buffer would only ever hold the same bytes). Each such call leaves the
+// shape and the contiguous layout, or an expand_copy to its input's own shape (while neither
+// side is written again, which the rules below ensure, such a copy's own buffer would only ever
+// hold the same bytes). Each such call leaves the
 // chain and its input and output join one alias group (Graph::alias_groups); the memory planner
 // then gives the group one pool and one lifetime. Run as a copy, every reshape costs a
 // copyBufferToBuffer, and since copies sit outside compute passes, it also ends the pass: the
@@ -22,8 +23,8 @@
 //     the only write into a group is its first member's producer, before any member is read,
 //     so no dispatch binds one group's buffer both writable and read-only (which WebGPU
 //     forbids; graph_check verifies it).
-// Views that reorder or drop elements (other permutes, expand, slice, select on a longer dim)
-// are not reshapes and stay copies.
+// Views that reorder, repeat or drop elements (other permutes, expands that broadcast, slice,
+// select on a longer dim) are not reshapes and stay copies.
 #pragma once
 
 #include <cstddef>
