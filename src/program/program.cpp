@@ -9,15 +9,9 @@
 #include "program/graph_summary.h"
 #include "program/load.h"
 #include "program/memory_plan.h"
-#include "program/passes/addmm_as_linear.h"
 #include "program/passes/alias_reshapes.h"
-#include "program/passes/compose_permutes.h"
 #include "program/passes/fold_prepack.h"
-#include "program/passes/fuse_activations.h"
-#include "program/passes/fuse_channel_shuffle.h"
-#include "program/passes/fuse_attention.h"
-#include "program/passes/fuse_conv_epilogue.h"
-#include "program/passes/fuse_linear_epilogue.h"
+#include "program/passes/fuse_all.h"
 #include "program/passes/run_in_float16.h"
 
 namespace wgx {
@@ -51,15 +45,7 @@ const Op* lookup(std::string_view name, const std::vector<const Op*>& extra) {
 Program Program::from_graph(program::Graph graph, const ProgramOptions& options) {
     program::check_graph(graph, graph.origin);
     program::fold_prepack(graph);
-    if (options.fuse) {
-        program::addmm_as_linear(graph);
-        program::fuse_activations(graph);
-        program::fuse_conv_epilogue(graph);
-        program::fuse_channel_shuffle(graph);
-        program::fuse_attention(graph);
-        program::fuse_linear_epilogue(graph);
-        program::compose_permutes(graph);
-    }
+    if (options.fuse) program::run_fusion_passes(graph);
     auto state = std::make_shared<State>();
     state->extra_ops = options.extra_ops;
     if (options.float16) {

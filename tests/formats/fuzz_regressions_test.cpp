@@ -12,17 +12,22 @@
 
 namespace {
 
+// One file through the harness.
+void replay(const std::filesystem::path& path) {
+    SCOPED_TRACE(path.string());
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                     std::istreambuf_iterator<char>());
+    wgx::fuzz::fuzz_one_input(bytes.data(), bytes.size());
+}
+
 TEST(FuzzRegressions, ReplayAll) {
     const std::filesystem::path dir = WGX_FUZZ_REGRESSIONS_DIR;
     if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no " << dir;
     size_t count = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         if (!entry.is_regular_file() || entry.path().filename() == "README.md") continue;
-        SCOPED_TRACE(entry.path().string());
-        std::ifstream in(entry.path(), std::ios::binary);
-        const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                         std::istreambuf_iterator<char>());
-        wgx::fuzz::fuzz_one_input(bytes.data(), bytes.size());
+        replay(entry.path());
         ++count;
     }
     EXPECT_GT(count, 0u);
@@ -34,11 +39,7 @@ TEST(FuzzRegressions, ModelFixturesThroughTheHarness) {
     size_t count = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(models)) {
         if (!entry.is_regular_file() || entry.path().extension() != ".pte") continue;
-        SCOPED_TRACE(entry.path().string());
-        std::ifstream in(entry.path(), std::ios::binary);
-        const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                         std::istreambuf_iterator<char>());
-        wgx::fuzz::fuzz_one_input(bytes.data(), bytes.size());
+        replay(entry.path());
         ++count;
     }
     EXPECT_GE(count, 40u);  // delegated and plain programs of every model fixture

@@ -25,15 +25,9 @@
 #include "program/json/program_json.h"
 #include "program/load.h"
 #include "program/memory_plan.h"
-#include "program/passes/addmm_as_linear.h"
 #include "program/passes/alias_reshapes.h"
-#include "program/passes/compose_permutes.h"
 #include "program/passes/fold_prepack.h"
-#include "program/passes/fuse_activations.h"
-#include "program/passes/fuse_attention.h"
-#include "program/passes/fuse_channel_shuffle.h"
-#include "program/passes/fuse_conv_epilogue.h"
-#include "program/passes/fuse_linear_epilogue.h"
+#include "program/passes/fuse_all.h"
 #include "program/passes/run_in_float16.h"
 #include "program/pte/ptd_file.h"
 #include "wgx/error.h"
@@ -54,13 +48,7 @@ inline void run_passes(const program::Graph& graph) {
         return;  // the executor refuses such a graph before any pass runs
     }
     program::fold_prepack(g);
-    program::addmm_as_linear(g);
-    program::fuse_activations(g);
-    program::fuse_conv_epilogue(g);
-    program::fuse_channel_shuffle(g);
-    program::fuse_attention(g);
-    program::fuse_linear_epilogue(g);
-    program::compose_permutes(g);
+    program::run_fusion_passes(g);
     program::run_in_float16(g, [](std::string_view) { return true; });
     program::alias_reshapes(g);
     program::plan_memory_pools(g);

@@ -1,0 +1,25 @@
+#include "program/passes/fuse_all.h"
+
+#include "program/passes/addmm_as_linear.h"
+#include "program/passes/compose_permutes.h"
+#include "program/passes/fuse_activations.h"
+#include "program/passes/fuse_attention.h"
+#include "program/passes/fuse_channel_shuffle.h"
+#include "program/passes/fuse_conv_epilogue.h"
+#include "program/passes/fuse_linear_epilogue.h"
+
+namespace wgx::program {
+
+void run_fusion_passes(Graph& g) {
+    // addmm_as_linear first: the linear layers it makes are what fuse_linear_epilogue takes.
+    addmm_as_linear(g);
+    fuse_activations(g);
+    fuse_conv_epilogue(g);
+    fuse_channel_shuffle(g);
+    // Attention before the permute chains are composed: it reads q, k and v through them.
+    fuse_attention(g);
+    fuse_linear_epilogue(g);
+    compose_permutes(g);
+}
+
+}  // namespace wgx::program
