@@ -1,7 +1,10 @@
-// wgx_microbench: device ceilings, GEMM and convolution micro-benchmarks on one adapter.
-//   wgx_microbench [--adapter A] [--json | --json-out FILE] [--only TEXT] [--groups ceiling,gemm,conv]
-//                  [--dtype f32,f16]   GEMM and convolution cases per tensor type (f16: float16
-//                                      storage, float32 arithmetic; needs shader-f16)
+// wgx_microbench: device ceilings, GEMM, convolution and attention micro-benchmarks on one
+// adapter.
+//   wgx_microbench [--adapter A] [--json | --json-out FILE] [--only TEXT]
+//                  [--groups ceiling,gemm,conv,attention]
+//                  [--dtype f32,f16]   GEMM, convolution and attention cases per tensor type
+//                                      (f16: float16 storage, float32 arithmetic; needs
+//                                      shader-f16)
 //   wgx_microbench --sweep [--sweep-shapes 4096,1024]     every GEMM tile variant, best per shape
 //   wgx_microbench --list-variants | --dump-wgsl VARIANT    the GEMM variants and their WGSL
 // Every kernel's output is compared with a CPU reference before it is timed; a case that does
@@ -14,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "attention_bench.h"
 #include "ceilings.h"
 #include "conv_bench.h"
 #include "gemm_bench.h"
@@ -36,7 +40,7 @@ int main(int argc, char** argv) {
     wgx::bench::MeasureOptions measure;
     bool json = false, sweep = false, list_variants = false;
     std::string only, dump_variant, json_out;
-    std::vector<std::string> groups{"ceiling", "gemm", "conv"};
+    std::vector<std::string> groups{"ceiling", "gemm", "conv", "attention"};
     std::vector<std::string> sweep_shapes{"4096", "1024"};
     std::vector<std::string> dtypes{"f32"};
     std::vector<uint32_t> sweep_splits{0};
@@ -46,7 +50,7 @@ int main(int argc, char** argv) {
     app.add_flag("--no-cpu{false}", device.allow_cpu, "Never fall back to a CPU adapter");
     app.add_flag("--json", json, "One JSON object instead of the tables");
     app.add_option("--json-out", json_out, "Also write the JSON object to this file");
-    app.add_option("--groups", groups, "Which groups: ceiling, gemm, conv")->delimiter(',')
+    app.add_option("--groups", groups, "Which groups: ceiling, gemm, conv, attention")->delimiter(',')
         ->capture_default_str();
     app.add_option("--only", only, "Only GEMM/conv cases whose name contains this text");
     app.add_option("--dtype", dtypes,
@@ -129,6 +133,12 @@ int main(int argc, char** argv) {
                 for (wgx::DType t : types) {
                     fmt::print(stderr, "convolution{}\n", wgx::bench::dtype_suffix(t));
                     wgx::bench::bench_conv(ctx, measure, only, t, rows);
+                }
+            }
+            if (has(groups, "attention")) {
+                for (wgx::DType t : types) {
+                    fmt::print(stderr, "attention{}\n", wgx::bench::dtype_suffix(t));
+                    wgx::bench::bench_attention(ctx, measure, only, t, rows);
                 }
             }
         }
