@@ -80,19 +80,11 @@ void bench_attention(Context& ctx, const MeasureOptions& options, const std::str
                            {t, t, t, q_view, k_view, v_view, sizes, scale, false, out});
             },
             [&] {
-                std::vector<float> got = download(out);
-                std::vector<double> want = reference(c, qkv, scale);
-                ErrorMeter meter;
-                for (size_t i = 0; i < want.size(); ++i) meter.add(got[i], want[i]);
-                r.error = meter.error();
-                r.checked = fmt::format("all {} outputs", meter.count());
-                return r.error <= (dtype == DType::f16 ? kFloat16Tolerance : kAttentionTolerance);
+                return check_all(r, download(out), reference(c, qkv, scale),
+                                 dtype == DType::f16 ? kFloat16Tolerance : kAttentionTolerance);
             },
             options);
-        r.ok = m.ok;
-        r.timing = m.timing;
-        r.kernel = kernel_names(m.timing.kernels);
-        rows.push_back(std::move(r));
+        add_measured(rows, std::move(r), m);
     }
 }
 

@@ -110,19 +110,11 @@ void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& 
                            {tin, tw, tb, stride, pad, one, false, zero, c.groups, tout});
             },
             [&] {
-                std::vector<float> got = download(tout);
-                std::vector<double> want = reference(c, ho, wo, in, w, bias);
-                ErrorMeter meter;
-                for (size_t i = 0; i < want.size(); ++i) meter.add(got[i], want[i]);
-                r.error = meter.error();
-                r.checked = fmt::format("all {} outputs", meter.count());
-                return r.error <= (dtype == DType::f16 ? kFloat16Tolerance : kConvTolerance);
+                return check_all(r, download(tout), reference(c, ho, wo, in, w, bias),
+                                 dtype == DType::f16 ? kFloat16Tolerance : kConvTolerance);
             },
             options);
-        r.ok = m.ok;
-        r.timing = m.timing;
-        r.kernel = kernel_names(m.timing.kernels);
-        rows.push_back(std::move(r));
+        add_measured(rows, std::move(r), m);
     }
 }
 

@@ -1,5 +1,7 @@
 #include "result.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -77,6 +79,22 @@ void ErrorMeter::add(double got, double want) {
 double ErrorMeter::error() const {
     if (non_finite_) return std::numeric_limits<double>::infinity();
     return max_abs_diff_ / std::max(1.0, max_want_);
+}
+
+bool check_all(Result& r, const std::vector<float>& got, const std::vector<double>& want,
+               double tolerance) {
+    ErrorMeter meter;
+    for (size_t i = 0; i < want.size(); ++i) meter.add(got.at(i), want[i]);
+    r.error = meter.error();
+    r.checked = fmt::format("all {} outputs", meter.count());
+    return r.error <= tolerance;
+}
+
+void add_measured(std::vector<Result>& rows, Result r, const Measured& m) {
+    r.ok = m.ok;
+    r.timing = m.timing;
+    r.kernel = kernel_names(m.timing.kernels);
+    rows.push_back(std::move(r));
 }
 
 }  // namespace wgx::bench

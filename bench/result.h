@@ -68,4 +68,12 @@ class ErrorMeter {
     size_t count_ = 0;
 };
 
+// Compares every output with its float64 reference: sets r.error and r.checked ("all N
+// outputs") and returns whether the error is within `tolerance`.
+bool check_all(Result& r, const std::vector<float>& got, const std::vector<double>& want,
+               double tolerance);
+
+// Takes a measurement into `r` (ok, timing, the kernels' names) and appends it to `rows`.
+void add_measured(std::vector<Result>& rows, Result r, const Measured& m);
+
 }  // namespace wgx::bench

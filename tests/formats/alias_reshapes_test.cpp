@@ -28,15 +28,7 @@ using test::numel_of;
 std::vector<std::string> names(const Graph& g) { return test::call_names(g); }
 int32_t pool(const Graph& g, int32_t id) { return test::pool_of(g, id); }
 
-// Pass, then planner, then the checks every result must pass.
-size_t run(Graph& g) {
-    const size_t n = alias_reshapes(g);
-    check_graph(g, "test");
-    assign_memory_pools(g);
-    check_graph(g, "test");
-    test::expect_pools_disjoint(g);
-    return n;
-}
+size_t run(Graph& g) { return test::alias_and_plan(g); }
 
 TEST(AliasReshapes, ViewInAChainLeavesIt) {
     Builder b;
@@ -321,19 +313,9 @@ TEST(AliasReshapes, RandomGraphsGiveTheSameResults) {
                 written.push_back(out);
             }
         }
-        const int outputs = 1 + int(rng() % 3);
-        for (int i = 0; i < outputs; ++i) {
-            const int32_t id = written[written.size() - 1 - rng() % std::min<size_t>(written.size(), 4)];
-            if (std::find(b.g.output_ids.begin(), b.g.output_ids.end(), id) == b.g.output_ids.end() &&
-                std::find(b.g.input_ids.begin(), b.g.input_ids.end(), id) == b.g.input_ids.end()) {
-                b.g.output_ids.push_back(id);
-            }
-        }
+        test::add_random_outputs(b.g, written, rng);
         if (b.g.output_ids.empty()) continue;
-        const Graph before = b.g;
-        if (rng() % 2) assign_memory_pools(b.g);  // as a file's own plan
-        aliased += run(b.g);
-        expect_same_results(before, b.g);
+        aliased += test::passes_keep_results(b.g, rng, run);
         if (HasFailure()) {
             ADD_FAILURE() << "trial " << trial;
             break;

@@ -25,15 +25,7 @@ using test::expect_same_results;
 using test::GraphBuilder;
 using test::pool_of;
 
-// Pass, then planner, then the checks every result must pass.
-size_t run(Graph& g) {
-    const size_t n = alias_reshapes(g);
-    check_graph(g, "test");
-    assign_memory_pools(g);
-    check_graph(g, "test");
-    test::expect_pools_disjoint(g);
-    return n;
-}
+size_t run(Graph& g) { return test::alias_and_plan(g); }
 
 // x -> relu -> `in` (dims) -> copy made by `make` -> `out` (out_dims) -> relu -> result.
 // Returns the number of calls alias_reshapes removed; the graph is left in `b`.
@@ -432,18 +424,9 @@ TEST(CopyAliases, RandomGraphsGiveTheSameResults) {
             }
             written.push_back(out);
         }
-        for (int i = 0, n = 1 + int(rng() % 3); i < n; ++i) {
-            const int32_t id = written[written.size() - 1 - rng() % std::min<size_t>(written.size(), 4)];
-            if (std::find(b.g.output_ids.begin(), b.g.output_ids.end(), id) == b.g.output_ids.end() &&
-                std::find(b.g.input_ids.begin(), b.g.input_ids.end(), id) == b.g.input_ids.end()) {
-                b.g.output_ids.push_back(id);
-            }
-        }
+        test::add_random_outputs(b.g, written, rng);
         if (b.g.output_ids.empty()) continue;
-        const Graph before = b.g;
-        if (rng() % 2) assign_memory_pools(b.g);  // as a file's own plan
-        aliased += run(b.g);
-        expect_same_results(before, b.g);
+        aliased += test::passes_keep_results(b.g, rng, run);
         if (HasFailure()) {
             ADD_FAILURE() << "trial " << trial;
             break;

@@ -14,10 +14,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "graph_compare.h"
 #include "program/graph.h"
+#include "program/graph_check.h"
+#include "program/memory_plan.h"
+#include "program/passes/alias_reshapes.h"
 
 namespace wgx::test {
 
@@ -207,6 +212,42 @@ inline std::vector<Words> some_inputs(const program::Graph& g, uint64_t seed) {
 inline void expect_same_results(const program::Graph& before, const program::Graph& after) {
     const auto ins = some_inputs(before, 42);
     EXPECT_EQ(simulate(before, ins, false), simulate(after, ins, true));
+}
+
+// alias_reshapes, then the planner, with the checks every result must pass (the graph checks
+// before and after planning, pools of live values disjoint). Returns the calls aliased.
+inline size_t alias_and_plan(program::Graph& g) {
+    const size_t n = program::alias_reshapes(g);
+    program::check_graph(g, "test");
+    program::assign_memory_pools(g);
+    program::check_graph(g, "test");
+    expect_pools_disjoint(g);
+    return n;
+}
+
+// The end of a random graph: 1 to 3 of the last four values written become graph outputs
+// (none that is a graph input).
+inline void add_random_outputs(program::Graph& g, const std::vector<int32_t>& written,
+                               std::mt19937& rng) {
+    for (int i = 0, n = 1 + int(rng() % 3); i < n; ++i) {
+        const int32_t id = written[written.size() - 1 - rng() % std::min<size_t>(written.size(), 4)];
+        if (std::find(g.output_ids.begin(), g.output_ids.end(), id) == g.output_ids.end() &&
+            std::find(g.input_ids.begin(), g.input_ids.end(), id) == g.input_ids.end()) {
+            g.output_ids.push_back(id);
+        }
+    }
+}
+
+// One random-graph trial: half the time `g` first gets a memory plan, as a file carries one;
+// then `passes` runs (the passes under test, the planner and their checks) and the results
+// must equal those of `g` as it was. Returns what `passes` returns.
+template <typename Passes>
+size_t passes_keep_results(program::Graph& g, std::mt19937& rng, Passes passes) {
+    const program::Graph before = g;
+    if (rng() % 2) program::assign_memory_pools(g);  // as a file's own plan
+    const size_t n = passes(g);
+    expect_same_results(before, g);
+    return n;
 }
 
 }  // namespace wgx::test

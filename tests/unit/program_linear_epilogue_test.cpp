@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "half_test_util.h"
 #include "program/graph.h"
 #include "test_util.h"
 #include "wgx/program.h"
@@ -181,7 +182,7 @@ TEST(ProgramLinearEpilogue, FusedMatchesUnfusedAndFloat64) {
 }
 
 TEST(ProgramLinearEpilogue, Float16FusedStaysNearFloat64) {
-    if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "the device has no shader-f16";
+    WGX_SKIP_WITHOUT_F16();
     for (const Case& c : {convnext_case(), vit_case()}) {
         auto [got, fused_calls] = run(c, true, true);
         EXPECT_EQ(fused_calls, 2u) << c.name;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "program/passes/alias_reshapes.h"
 #include "program/passes/graph_uses.h"
 
 namespace wgx::program {
@@ -34,18 +35,11 @@ std::optional<int64_t> integer_at(const Graph& g, int32_t id, std::optional<int6
     return static_cast<int64_t>(*v);
 }
 
+// A clone that keeps the shape and the contiguous layout (alias_reshapes' rule): the bytes as
+// they are.
 bool is_clone(const Graph& g, const OpCall& op) {
-    if (op.name == "aten.clone.default") return op.args.size() == 2 || op.args.size() == 3;
-    if (op.name != "dim_order_ops._clone_dim_order.default") return false;
-    if (op.args.size() < 2 || op.args.size() > 4) return false;
-    if (op.args.size() < 3 || is_null(g, op.args[op.args.size() - 2])) return true;
-    // Only the identity order keeps the bytes (the op refuses any other).
-    auto order = int_list_at(g, op.args[op.args.size() - 2]);
-    if (!order) return false;
-    for (size_t i = 0; i < order->size(); ++i) {
-        if ((*order)[i] != static_cast<int64_t>(i)) return false;
-    }
-    return true;
+    return (op.name == "aten.clone.default" || op.name == "dim_order_ops._clone_dim_order.default") &&
+           is_contiguous_reshape(g, op);
 }
 
 bool is_view(const OpCall& op) {
