@@ -84,15 +84,7 @@ size_t addmm_as_linear(Graph& g) {
     }
     if (rewritten) {
         // The transposed copies nothing reads now.
-        const Uses after = count_uses(g);
-        std::vector<OpCall> kept;
-        for (OpCall& c : g.chain) {
-            const bool unread_permute = c.name == kPermute && !c.args.empty() &&
-                                        after.read_count(c.args.back()) == 0 &&
-                                        !after.graph_outputs.count(c.args.back());
-            if (!unread_permute) kept.push_back(std::move(c));
-        }
-        g.chain = std::move(kept);
+        drop_unread_calls(g, [](const OpCall& c) { return c.name == kPermute; });
     }
     return rewritten;
 }

@@ -129,32 +129,6 @@ IntList view_list(const StridedView& v) {
     return IntList{{v.offset, v.strides[0], v.strides[1], v.strides[2]}};
 }
 
-// Removes calls that only re-index or scale a tensor and whose outputs nothing reads any more
-// (the copies that cut q, k and v out of their projection); returns how many.
-size_t drop_unread_views(Graph& g) {
-    size_t dropped = 0;
-    for (bool again = true; again;) {
-        again = false;
-        const Uses uses = count_uses(g);
-        std::vector<OpCall> kept;
-        for (const OpCall& c : g.chain) {
-            const std::string_view n = c.name;
-            const bool view = is_contiguous_reshape(g, c) || n == "aten.permute_copy.default" ||
-                              n == "aten.select_copy.int" || n == "aten.mul.Scalar";
-            const int32_t out = c.args.empty() ? -1 : c.args.back();
-            if (view && tensor_at(g, out) && uses.read_count(out) == 0 &&
-                !uses.graph_outputs.count(out)) {
-                ++dropped;
-                again = true;
-                continue;
-            }
-            kept.push_back(c);
-        }
-        g.chain = std::move(kept);
-    }
-    return dropped;
-}
-
 }  // namespace
 
 size_t fuse_attention(Graph& g) {
@@ -253,7 +227,13 @@ size_t fuse_attention(Graph& g) {
         edit.replace(group, std::move(fused));
     }
     const size_t replaced = edit.apply(g);
-    if (replaced) drop_unread_views(g);
+    if (replaced) {
+        // The copies, selects and scalings that cut q, k and v out of their projection.
+        drop_unread_calls(g, [&](const OpCall& c) {
+            return is_contiguous_reshape(g, c) || c.name == "aten.permute_copy.default" ||
+                   c.name == "aten.select_copy.int" || c.name == "aten.mul.Scalar";
+        });
+    }
     return replaced;
 }
 

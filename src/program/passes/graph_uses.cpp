@@ -173,17 +173,16 @@ size_t ChainEdit::apply(Graph& g) {
     return n;
 }
 
-size_t drop_unread_copies(Graph& g) {
+size_t drop_unread_calls(Graph& g, const std::function<bool(const OpCall&)>& removable) {
     size_t dropped = 0;
     for (bool again = true; again;) {
         again = false;
         const Uses uses = count_uses(g);
         std::vector<OpCall> kept;
         for (OpCall& op : g.chain) {
-            const bool copy = op.name == "aten.clone.default" ||
-                              op.name == "dim_order_ops._to_dim_order_copy.default";
-            if (copy && !op.args.empty() && tensor_at(g, op.args.back()) &&
-                uses.read_count(op.args.back()) == 0 && !uses.graph_outputs.count(op.args.back())) {
+            if (!op.args.empty() && tensor_at(g, op.args.back()) &&
+                uses.read_count(op.args.back()) == 0 &&
+                !uses.graph_outputs.count(op.args.back()) && removable(op)) {
                 ++dropped;
                 again = true;
                 continue;
@@ -193,6 +192,13 @@ size_t drop_unread_copies(Graph& g) {
         g.chain = std::move(kept);
     }
     return dropped;
+}
+
+size_t drop_unread_copies(Graph& g) {
+    return drop_unread_calls(g, [](const OpCall& op) {
+        return op.name == "aten.clone.default" ||
+               op.name == "dim_order_ops._to_dim_order_copy.default";
+    });
 }
 
 }  // namespace wgx::program

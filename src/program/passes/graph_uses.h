@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -69,8 +70,14 @@ class ChainEdit {
     std::map<size_t, OpCall> placed_;  // last index of a group -> its call
 };
 
-// Removes copies (clone, _to_dim_order_copy) whose outputs nothing reads any more, e.g. the
-// wrapped scalars of a rewritten activation; returns how many.
+// Removes the calls `removable` accepts (calls with no effect but their output tensor) whose
+// output nothing reads any more and is not a graph output, until none is left (a removed call
+// can leave its own input unread); returns how many. Passes use it for the copies a rewrite
+// left behind.
+size_t drop_unread_calls(Graph& graph, const std::function<bool(const OpCall&)>& removable);
+
+// drop_unread_calls for copies (clone, _to_dim_order_copy), e.g. the wrapped scalars of a
+// rewritten activation.
 size_t drop_unread_copies(Graph& graph);
 
 }  // namespace wgx::program
