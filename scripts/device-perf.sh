@@ -3,6 +3,8 @@
 # phases (PHASES, default all, in this order):
 #   models    every exported model: GPU-resident and end-to-end latency, per-dispatch profile
 #   float16   every model again with --f16 (float16 storage)
+#   ahead     every model with and without the next run encoded ahead (WGX_ENCODE_AHEAD=0),
+#             back to back on the same machine
 #   variants  the anchor models without fusion passes (--no-fuse), and the models with softmax
 #             and norms with subgroup reductions off (WGX_SUBGROUPS=0)
 #   tests     the unit tests, then the full-size models in float16 against PyTorch (accuracy)
@@ -43,6 +45,11 @@ for phase in $phases; do
         for name in $(models); do bench bench.jsonl "$name" --profile --profile-runs 5; done ;;
     float16)
         for name in $(models); do bench bench-f16.jsonl "$name" --f16; done ;;
+    ahead)
+        for name in $(models); do
+            WGX_ENCODE_AHEAD=0 bench bench-no-ahead.jsonl "$name"
+            bench bench-ahead.jsonl "$name"
+        done ;;
     variants)
         for name in $anchors; do bench bench-nofuse.jsonl "$name" --no-fuse; done
         for name in $with_norms; do

@@ -1,7 +1,9 @@
 // wgx bench MODEL: latency percentiles of a prepared program.
 //   GPU-resident: inputs already in GPU tensors, outputs left there; submit to completion.
 //   end-to-end:   upload the inputs, run, read the outputs back.
-//   encode:       CPU time of submit() alone (re-encoding the prepared dispatches).
+//   encode:       CPU time of submit() alone (submitting the run, and encoding the next one
+//                 ahead while the GPU works; WGX_ENCODE_AHEAD=0 encodes each run as it is
+//                 submitted instead).
 //   --profile:    GPU time per op from timestamps (bench_profile.h).
 #include <fmt/format.h>
 

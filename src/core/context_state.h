@@ -87,7 +87,7 @@ class RecordingState;
 class RecordingState {
   public:
     // The context outlives its recordings (it owns them, or a Program holds the context).
-    explicit RecordingState(ContextState& ctx) : ctx_(ctx) {}
+    explicit RecordingState(ContextState& ctx);
 
     ContextState& ctx() { return ctx_; }
     void add_dispatch(const Kernel& kernel, std::span<const Binding> bindings, Grid grid);
@@ -95,8 +95,12 @@ class RecordingState {
     Tensor add_scratch(DType dtype, const Shape& shape);
     bool empty() const { return commands_.empty(); }
     size_t size() const { return commands_.size(); }
-    // Encodes the commands into one command buffer and submits it.
+    // Submits the commands: the command buffer encoded ahead when there is one for exactly
+    // these commands, else encoded now in growing chunks. A submit that repeats the previous
+    // one's commands then encodes the next run ahead, while the GPU works (see submit()).
     uint64_t submit();
+    // Whether the next submit() has its command buffer encoded already (tests).
+    bool encoded_ahead() const { return ahead_ && ahead_version_ == version_; }
     // Runs the commands once with every dispatch timed; waits for the result.
     std::vector<DispatchTime> profile(bool& inside_passes);
     // Names what records the next dispatches (a program's op), for profiles; "" clears it.
@@ -111,9 +115,18 @@ class RecordingState {
 
   private:
     void encode(gpu::Encoder& encoder) const;
+    uint64_t submit_in_chunks();
+    // Every change of the commands gets a new version; a command buffer encoded ahead is
+    // valid only for the version it was encoded from.
+    void changed();
 
     ContextState& ctx_;
     std::vector<Command> commands_;
+    uint64_t version_ = 1;
+    uint64_t last_submitted_version_ = 0;
+    gpu::CommandBuffer ahead_;  // the next run, encoded ahead (version ahead_version_)
+    uint64_t ahead_version_ = 0;
+    bool encode_ahead_;
     bool builtin_op_ = false;
     // Scratch buffers are held as buffers, not Tensors: a Tensor holds its context, and the
     // context holds this recording.

@@ -82,6 +82,12 @@ void Encoder::end_pass() {
     }
 }
 
+CommandBuffer Encoder::finish() {
+    if (timer_) throw InvalidArgument("finish: a timed encoder submits its own timestamps.");
+    end_pass();
+    return CommandBuffer::adopt(wgpuCommandEncoderFinish(encoder_.get(), nullptr));
+}
+
 uint64_t Encoder::submit() {
     end_pass();
     if (timer_ && timer_->dispatches > 0) {

@@ -29,6 +29,9 @@ class Encoder {
               uint64_t size);
     // Ends the open pass, finishes and submits; returns the submission index.
     uint64_t submit();
+    // Ends the open pass and finishes, without submitting: the command buffer can be submitted
+    // later, once (untimed encoders only).
+    CommandBuffer finish();
 
     // Timed encoders: whether the timestamps sat inside shared passes (else one pass each).
     bool timed_inside_passes() const;

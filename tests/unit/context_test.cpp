@@ -36,6 +36,55 @@ TEST(Context, ResubmittingReplaysWithNewInputs) {
     c.reset();
 }
 
+// From the second submit of the same recording on, the next run is encoded ahead; any change
+// of the recording (a new call, a failed record, a reset) must drop that command buffer.
+TEST(Context, ReplaysEncodedAheadSeeNewInputsAndNewCalls) {
+    Context& c = ctx();
+    c.reset();
+    RecordingState& recording = c.state()->recording();
+    const char* env = std::getenv("WGX_ENCODE_AHEAD");
+    const bool ahead_on = !(env && std::string_view(env) == "0");
+    Tensor a = c.tensor(DType::f32, {5}).set_data({1.f, 2.f, 3.f, 4.f, 5.f});
+    Tensor b = c.tensor(DType::f32, {5}).set_data({2.f, 2.f, 2.f, 2.f, 2.f});
+    Tensor t = c.tensor(DType::f32, {5});
+    Tensor out = c.tensor(DType::f32, {5});
+    c.record(op("aten.mul.Tensor"), {a, b, t});
+    c.copy(t, out);
+    for (int run = 0; run < 4; ++run) {
+        const float x = float(run + 1);
+        a.set_data({x, -x, 2 * x, 0.5f, -3.f});
+        c.submit();
+        c.sync();
+        EXPECT_EQ(out.get_data<float>(), (std::vector<float>{2 * x, -2 * x, 4 * x, 1, -6}))
+            << "run " << run;
+        EXPECT_EQ(recording.encoded_ahead(), ahead_on && run >= 1) << "run " << run;
+    }
+    // A new call after the copy: the command buffer encoded ahead lacks it.
+    c.record(op("aten.add.Tensor"), {t, b, 1.0, out});
+    EXPECT_FALSE(recording.encoded_ahead());
+    for (int run = 0; run < 3; ++run) {
+        c.submit();
+        c.sync();
+        EXPECT_EQ(out.get_data<float>(), (std::vector<float>{10, -6, 18, 3, -4})) << "run " << run;
+    }
+    // A record that fails leaves the recording as it was, and no stale command buffer runs.
+    EXPECT_THROW(c.record(op("aten.mul.Tensor"), {a, c.tensor(DType::f32, {3}), t}), InvalidArgument);
+    a.set_data({1.f, 1.f, 1.f, 1.f, 1.f});
+    c.submit();
+    c.sync();
+    EXPECT_EQ(out.get_data<float>(), (std::vector<float>{4, 4, 4, 4, 4}));
+    // After a reset, the new recording runs alone.
+    c.reset();
+    EXPECT_FALSE(recording.encoded_ahead());
+    c.record(op("aten.mul.Tensor"), {b, b, out});
+    for (int run = 0; run < 3; ++run) {
+        c.submit();
+        c.sync();
+        EXPECT_EQ(out.get_data<float>(), (std::vector<float>{4, 4, 4, 4, 4})) << "run " << run;
+    }
+    c.reset();
+}
+
 TEST(Context, ChainedOpsAndCopiesRunInOrder) {
     Context& c = ctx();
     c.reset();
