@@ -85,7 +85,9 @@ class Context {
 
     // Encodes everything recorded (dispatches in one compute pass per unbroken run, copies
     // between passes) and submits it. Submitting again replays the same work; nothing is
-    // created again. No-op when nothing is recorded.
+    // created again. From the second submit of an unchanged recording on, submit() also
+    // encodes the next run before it returns, while the GPU works, so the next submit starts
+    // the GPU at once (WGX_ENCODE_AHEAD=0 turns this off). No-op when nothing is recorded.
     void submit();
     // Runs the recording once, like submit() + sync(), with GPU timestamps around every
     // dispatch, and returns each dispatch's GPU time (see Profile). Needs the timestamp-query
