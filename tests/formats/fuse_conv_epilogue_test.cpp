@@ -1,7 +1,9 @@
 // fuse_conv_epilogue: which convolution + add (+ activation) patterns become one
-// wgx.conv_add_clamp call, which are left alone, and what happens to the memory plan.
-// (That the fused call computes the same numbers is tested on the GPU: tests/unit
-// conv_ops_test ConvAddClamp, and every model fixture runs fused against PyTorch.)
+// wgx.conv_add_clamp call, which are left alone, and what happens to the memory plan; and
+// fuse_conv_activation: convolution + silu / hardswish into one wgx.conv_activation call.
+// (That the fused calls compute the same numbers is tested on the GPU: tests/unit
+// conv_ops_test ConvAddClamp and ConvActivation, and every model fixture runs fused against
+// PyTorch.)
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -12,6 +14,7 @@
 #include "graph_compare.h"
 #include "program/graph_check.h"
 #include "program/memory_plan.h"
+#include "program/passes/fuse_all.h"
 #include "program/passes/fuse_conv_epilogue.h"
 
 namespace wgx::program {
@@ -181,6 +184,150 @@ TEST(FuseConvEpilogue, TwoConvolutionsIntoOneAdd) {
     check_graph(g, "fused");
     assign_memory_pools(g);
     test::expect_pools_disjoint(g);
+}
+
+// A convolution and its activation: t = conv(x); y = silu(t). Value ids are fixed so tests can
+// edit the graph before running the pass.
+struct ActivatedConv {
+    enum : int32_t { x, w, b, stride, pad, dil, transposed, out_pad, groups, t, y };
+    Graph g;
+    explicit ActivatedConv(const char* activation = "aten.silu.default",
+                           DType dtype = DType::f32) {
+        auto act = [&](int32_t pool) { return Tensor{dtype, {1, 3, 4, 4}, -1, pool, false, ""}; };
+        g.values = {act(0),
+                    Tensor{dtype, {3, 3, 3, 3}, 0, -1, false, ""},
+                    Tensor{dtype, {3}, 1, -1, false, ""},
+                    IntList{{1, 1}},
+                    IntList{{1, 1}},
+                    IntList{{1, 1}},
+                    Bool{false},
+                    IntList{{0, 0}},
+                    Int{1},
+                    act(1),
+                    act(2)};
+        const size_t size = dtype == DType::f16 ? 2 : 4;
+        auto bytes = std::make_shared<const std::vector<uint8_t>>(size * (81 + 3), uint8_t{0});
+        g.storage.push_back(bytes);
+        g.constants = {{std::span(*bytes).first(size * 81), "w"},
+                       {std::span(*bytes).last(size * 3), "b"}};
+        g.chain = {{"aten.convolution.default",
+                    {x, w, b, stride, pad, dil, transposed, out_pad, groups, t}, 7},
+                   {activation, {t, y}, 8}};
+        g.input_ids = {x};
+        g.output_ids = {y};
+    }
+};
+
+// The fused call: the convolution's nine arguments, the activation's name, y.
+void expect_conv_activation(const Graph& g, const OpCall& f, const std::string& activation) {
+    EXPECT_EQ(f.name, "wgx.conv_activation.default");
+    EXPECT_EQ(f.debug_handle, 7u);
+    ASSERT_EQ(f.args.size(), 11u);
+    for (int32_t i = 0; i < 9; ++i) EXPECT_EQ(f.args[i], i);
+    EXPECT_EQ(std::get<String>(g.values[f.args[9]]).value, activation);
+    EXPECT_EQ(f.args[10], ActivatedConv::y);
+}
+
+TEST(FuseConvActivation, SiluAndHardswishBecomeOneCall) {
+    for (auto [op_name, activation] : {std::pair{"aten.silu.default", "silu"},
+                                       {"aten.hardswish.default", "hardswish"}}) {
+        for (DType dtype : {DType::f32, DType::f16}) {
+            ActivatedConv c(op_name, dtype);
+            Graph& g = c.g;
+            EXPECT_EQ(fuse_conv_activation(g), 1u) << op_name;
+            ASSERT_EQ(g.chain.size(), 1u) << op_name;
+            expect_conv_activation(g, g.chain[0], activation);
+            EXPECT_EQ(tensor(g, ActivatedConv::x).mem_obj_id, -1);  // moved: planned anew
+            EXPECT_EQ(tensor(g, ActivatedConv::y).mem_obj_id, 2);
+            check_graph(g, "fused");
+            assign_memory_pools(g);
+            test::expect_pools_disjoint(g);
+        }
+    }
+}
+
+// Unlike the add's fusion, every convolution path applies the activation: grouped (depthwise)
+// and transposed convolutions fuse too.
+TEST(FuseConvActivation, DepthwiseAndTransposedFuse) {
+    ActivatedConv depthwise;
+    depthwise.g.values[ActivatedConv::groups] = Int{3};
+    std::get<Tensor>(depthwise.g.values[ActivatedConv::w]).dims = {3, 1, 3, 3};
+    EXPECT_EQ(fuse_conv_activation(depthwise.g), 1u);
+    ActivatedConv transposed;
+    transposed.g.values[ActivatedConv::transposed] = Bool{true};
+    EXPECT_EQ(fuse_conv_activation(transposed.g), 1u);
+}
+
+// Each edit makes the pattern unsafe or not this one: nothing changes.
+TEST(FuseConvActivation, LeavesOtherPatternsAlone) {
+    struct Case {
+        std::string what;
+        void (*edit)(Graph&);
+    };
+    const Case cases[] = {
+        {"conv output also a graph output",
+         [](Graph& g) { g.output_ids.push_back(ActivatedConv::t); }},
+        {"conv output read twice",
+         [](Graph& g) {
+             g.values.push_back(g.values[ActivatedConv::y]);
+             g.chain.push_back({"aten.relu.default",
+                                {ActivatedConv::t, int32_t(g.values.size() - 1)}, 9});
+             g.output_ids.push_back(int32_t(g.values.size() - 1));
+         }},
+        {"another activation", [](Graph& g) { g.chain[1].name = "aten.sigmoid.default"; }},
+        {"activation of another shape",
+         [](Graph& g) { std::get<Tensor>(g.values[ActivatedConv::y]).dims = {1, 3, 16}; }},
+        {"activation of another dtype",
+         [](Graph& g) { std::get<Tensor>(g.values[ActivatedConv::y]).dtype = DType::f16; }},
+        {"integer convolution",
+         [](Graph& g) {
+             std::get<Tensor>(g.values[ActivatedConv::t]).dtype = DType::i32;
+             std::get<Tensor>(g.values[ActivatedConv::y]).dtype = DType::i32;
+         }},
+        {"input written twice",
+         [](Graph& g) {
+             g.values.push_back(g.values[ActivatedConv::x]);
+             const int32_t r = int32_t(g.values.size() - 1);
+             g.input_ids = {r};
+             g.chain.insert(g.chain.begin(), {"aten.relu.default", {r, ActivatedConv::x}, 0});
+             g.chain.insert(g.chain.begin(), {"aten.relu.default", {r, ActivatedConv::x}, 0});
+         }},
+    };
+    for (const Case& c : cases) {
+        ActivatedConv blk;
+        c.edit(blk.g);
+        const size_t before = blk.g.chain.size();
+        EXPECT_EQ(fuse_conv_activation(blk.g), 0u) << c.what;
+        EXPECT_EQ(blk.g.chain.size(), before) << c.what;
+        EXPECT_EQ(blk.g.chain[before - (c.what == "conv output read twice" ? 3 : 2)].name,
+                  "aten.convolution.default")
+            << c.what;
+        EXPECT_EQ(tensor(blk.g, ActivatedConv::x).mem_obj_id, 0) << c.what;  // plan untouched
+    }
+}
+
+// A convolution + add + relu block is fuse_conv_epilogue's; this pass leaves its result alone.
+TEST(FuseConvActivation, LeavesTheResidualFusionAlone) {
+    Block blk;
+    EXPECT_EQ(fuse_conv_epilogue(blk.g), 1u);
+    EXPECT_EQ(fuse_conv_activation(blk.g), 0u);
+    ASSERT_EQ(blk.g.chain.size(), 1u);
+    EXPECT_EQ(blk.g.chain[0].name, "wgx.conv_add_clamp.default");
+}
+
+// All passes in their order: a SiLU as exporters decompose it, t * sigmoid(t), becomes
+// aten.silu (fuse_activations) and then part of the convolution.
+TEST(FuseConvActivation, DecomposedSiluAfterAllPasses) {
+    ActivatedConv c;
+    Graph& g = c.g;
+    g.values.push_back(g.values[ActivatedConv::y]);
+    const int32_t s = int32_t(g.values.size() - 1);
+    g.chain[1] = {"aten.sigmoid.default", {ActivatedConv::t, s}, 8};
+    g.chain.push_back({"aten.mul.Tensor", {ActivatedConv::t, s, ActivatedConv::y}, 9});
+    run_fusion_passes(g);
+    ASSERT_EQ(g.chain.size(), 1u);
+    expect_conv_activation(g, g.chain[0], "silu");
+    check_graph(g, "fused");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// aten.convolution.default and et_vk.conv_with_clamp.default against a float64 reference:
+// aten.convolution.default, et_vk.conv_with_clamp.default, wgx.conv_add_clamp.default and
+// wgx.conv_activation.default against a float64 reference:
 // 1-D and 2-D, stride, padding, dilation, groups, depthwise (multiplier 1, 2 and 4), 1x1 as
 // GEMM (plain and transposed), transposed with output_padding and groups, bias or none, clamp
 // bounds, sizes 1, odd and prime, a grid that folds into 2-D, and bad arguments.
@@ -225,6 +226,9 @@ const std::vector<ConvCase>& conv_cases() {
         {"transposed_stride3_1x1", {1, 3, 4, 5}, {3, 2, 1, 1},
          false, {3, 3}, {0, 0}, {1, 1}, true, {2, 1}},
         {"transposed_one_pixel", {1, 2, 1, 1}, {2, 3, 2, 2}, false, {1, 1}, {0, 0}, {1, 1}, true},
+        // A deep input on a small map (K = 2304 against 64 x 16 outputs): on GPUs the im2col
+        // GEMM splits K, and the reduce pass applies the epilogue.
+        {"im2col_split_k", {1, 256, 4, 4}, {64, 256, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}},
     };
     return c;
 }
@@ -549,6 +553,154 @@ TEST(ConvFloat16, MixedFloatTypesAreRejected) {
                     {x16, w16, std::nullopt, one, zero, one, false, zero, 1, r32, std::nullopt,
                      std::nullopt, out16},
                     {"residual is float32"});
+}
+
+// wgx.conv_activation (what the fusion pass makes of a convolution followed by aten.silu or
+// aten.hardswish): act(conv(x) + bias) on every kernel. The float64 reference of each activation,
+// and a bound on its slope (how far the sum's rounding error carries through it).
+double activation_ref(double v, const std::string& act) {
+    if (act == "silu") return v / (1.0 + std::exp(-v));
+    return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;  // hardswish
+}
+double activation_slope(const std::string& act) { return act == "silu" ? 1.1 : 1.5; }
+
+struct ActivationRun {
+    std::vector<float> got;
+    std::vector<double> want, magnitude;  // magnitude: the sum of |terms|, times the slope
+    double min_sum = 0, max_sum = 0;      // the range of the convolution before the activation
+};
+
+// Runs case `c` through wgx.conv_activation on tensors of `dt`, the input scaled by `scale` (a
+// power of two, exact in float16) so that the sums reach far beyond +-3.
+ActivationRun run_conv_activation(const ConvCase& c, const std::string& act, float scale,
+                                  DType dt, uint32_t seed = 401) {
+    const bool f16 = dt == DType::f16;
+    auto input = [&](int64_t n, uint32_t s) {
+        return f16 ? f16_random(n, s) : random_floats(n, s);
+    };
+    auto x = input(numel(c.x), seed);
+    for (float& v : x) v *= scale;
+    auto w = input(numel(c.w), seed + 1);
+    const int64_t Co = c.transposed ? c.w[1] * c.groups : c.w[0];
+    auto b = input(Co, seed + 2);
+    Reference ref = conv_reference(c, x, w, c.bias ? &b : nullptr);
+    auto abs_of = [](std::vector<float> v) {
+        for (float& e : v) e = std::abs(e);
+        return v;
+    };
+    const std::vector<float> abs_b = abs_of(b);
+    Reference magnitude = conv_reference(c, abs_of(x), abs_of(w), c.bias ? &abs_b : nullptr);
+    ActivationRun r;
+    r.min_sum = *std::min_element(ref.out.begin(), ref.out.end());
+    r.max_sum = *std::max_element(ref.out.begin(), ref.out.end());
+    for (double& v : ref.out) v = activation_ref(v, act);
+    for (double& m : magnitude.out) m *= activation_slope(act);
+    auto tensor = [&](const Shape& shape, const std::vector<float>& v) {
+        return f16 ? half_tensor(shape, v) : ctx().tensor(DType::f32, shape).set_data(v);
+    };
+    Tensor out = f16 ? half_output(ref.out_shape) : ctx().tensor(DType::f32, ref.out_shape);
+    if (!f16) poison(out);
+    const bool one_d = c.x.size() == 3;
+    Ints op_pad = c.output_padding.empty() ? Ints(one_d ? 1 : 2, 0) : c.output_padding;
+    std::vector<Arg> args = {tensor(c.x, x), tensor(c.w, w),
+                             c.bias ? Arg(tensor({Co}, b)) : Arg(std::nullopt),
+                             c.stride, c.padding, c.dilation, c.transposed, op_pad, c.groups,
+                             act, out};
+    ctx().reset();
+    ctx().record(op("wgx.conv_activation.default"), args);
+    ctx().submit();
+    r.got = f16 ? read_half(out) : out.get_data<float>();
+    ctx().reset();
+    r.want = std::move(ref.out);
+    r.magnitude = std::move(magnitude.out);
+    return r;
+}
+
+// The worst relative error over the reference values below -1e-30 (SiLU's negative tail, which
+// max_rel_error's scale of the largest value would hide; beyond it float32 is subnormal).
+double negative_tail_error(const std::vector<float>& got, const std::vector<double>& want) {
+    double worst = 0;
+    for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+        if (want[i] < -1e-30) worst = std::max(worst, std::abs(got[i] - want[i]) / -want[i]);
+    }
+    return worst;
+}
+
+// Every path: the 1x1 GEMM (plain and transposed), im2col + GEMM (3x3, stride 2, split K on
+// GPUs), the direct kernel (grouped, transposed), the depthwise kernel (3x3, stride 2, 5x5 with
+// multiplier 2, 5x5 stride 2), the workgroup-memory depthwise kernel (CPU adapters: 3x3 and 7x7
+// over wide maps) and 1-D; batches of 2 and odd sizes among them.
+const char* const kActivationCases[] = {
+    "pointwise_bias",   "pointwise_transposed", "direct_3x3_pad1",        "direct_stride2",
+    "direct_groups2",   "transposed_s2_op1",    "depthwise_3x3",          "depthwise_stride2",
+    "depthwise_multiplier2", "depthwise_tiles_5x5_s2", "depthwise_tiles", "depthwise_tiles_7x7",
+    "conv1d_stride2",   "im2col_split_k"};
+
+TEST(ConvActivation, SiluAndHardswishOnEveryKernel) {
+    for (const char* name : kActivationCases) {
+        const ConvCase& c = conv_case(name);
+        for (const std::string act : {"silu", "hardswish"}) {
+            ActivationRun r = run_conv_activation(c, act, 1.f, DType::f32);
+            EXPECT_LE(max_rel_error(r.got, r.want), 1e-5) << name << " " << act;
+        }
+        // Sums of +-100 and more: SiLU's sigmoid must neither overflow nor lose the tail.
+        ActivationRun big = run_conv_activation(c, "silu", 16.f, DType::f32);
+        EXPECT_LE(max_rel_error(big.got, big.want), 1e-5) << name << " silu x16";
+        EXPECT_LE(negative_tail_error(big.got, big.want), 1e-3) << name << " silu x16";
+        if (c.w[1] * c.w[2] * (c.w.size() > 3 ? c.w[3] : 1) >= 9) {
+            EXPECT_LT(big.min_sum, -30.0) << name;  // the inputs do reach the tail
+        }
+    }
+}
+
+// The sums reach beyond hardswish's knees at -3 and 3 (so both clamps and the middle are
+// taken), even on a depthwise case, whose sums have the fewest terms (9).
+TEST(ConvActivation, SumsReachBeyondTheKnees) {
+    ActivationRun r = run_conv_activation(conv_case("depthwise_stride2"), "hardswish", 1.f,
+                                          DType::f32);
+    EXPECT_LT(r.min_sum, -3.0);
+    EXPECT_GT(r.max_sum, 3.0);
+}
+
+TEST(ConvActivation, Float16OnEveryKernel) {
+    WGX_SKIP_WITHOUT_F16();
+    for (const char* name : kActivationCases) {
+        const ConvCase& c = conv_case(name);
+        int64_t taps = 1;
+        for (size_t d = 2; d < c.w.size(); ++d) taps *= c.w[d];
+        const int64_t terms = c.x[1] / c.groups * taps + 2;
+        for (const std::string act : {"silu", "hardswish"}) {
+            for (float scale : {1.f, 8.f}) {
+                ActivationRun r = run_conv_activation(c, act, scale, DType::f16, 501);
+                EXPECT_LE(f16_error_ratio(r.got, r.want, r.magnitude, terms), 1.0)
+                    << name << " " << act << " x" << scale;
+            }
+        }
+    }
+}
+
+TEST(ConvActivation, RejectsBadArguments) {
+    const char* name = "wgx.conv_activation.default";
+    Tensor x = ctx().tensor(DType::f32, {1, 4, 8, 8});
+    Tensor w = ctx().tensor(DType::f32, {6, 4, 3, 3});
+    Tensor out = ctx().tensor(DType::f32, {1, 6, 6, 6});
+    const Ints one{1, 1}, zero{0, 0};
+    expect_rejected(name,
+                    {x, w, std::nullopt, one, zero, one, false, zero, 1, std::string("gelu"), out},
+                    {"activation", "\"silu\"", "\"hardswish\"", "\"gelu\""});
+    expect_rejected(name, {x, w, std::nullopt, one, zero, one, false, zero, 1, int64_t(3), out},
+                    {"activation", "string"});
+    expect_rejected(name, {x, w, std::nullopt, one, zero, one, false, zero, 1, std::nullopt, out},
+                    {"activation"});
+    // No activation argument: one argument short.
+    expect_rejected(name, {x, w, std::nullopt, one, zero, one, false, zero, 1, out},
+                    {"arguments"});
+    // The convolution's own checks still apply.
+    Tensor bad_out = ctx().tensor(DType::f32, {1, 6, 8, 8});
+    expect_rejected(name,
+                    {x, w, std::nullopt, one, zero, one, false, zero, 1, std::string("silu"),
+                     bad_out},
+                    {"out", "[1, 6, 6, 6]"});
 }
 
 }  // namespace

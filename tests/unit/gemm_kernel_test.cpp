@@ -7,7 +7,8 @@
 // Float16 storage (inputs rounded to float16 on the host, the float64 reference on the rounded
 // values): every variant and layout, vec4 and scalar access, split K, gemv and the epilogues,
 // within f16_error_ratio's bound (one rounding to float16 plus float32 accumulation).
-// The GELU and scale epilogues on the tile, few-rows and split-K paths, float32 and float16.
+// The GELU, SiLU, hardswish and scale epilogues on the tile, few-rows and split-K paths, float32
+// and float16.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -59,11 +60,19 @@ std::string describe(const Problem& p) {
                        p.scale == 1 ? " scale" : p.scale == 2 ? " scale rows" : "");
 }
 
-// GELU in float64, as aten.gelu defines it.
-double gelu_ref(double x, ops::GemmActivation act) {
+// The activation in float64, as aten.gelu (both forms), aten.silu and aten.hardswish define it.
+double activation_ref(double x, ops::GemmActivation act) {
     if (act == ops::GemmActivation::gelu) return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    if (act == ops::GemmActivation::silu) return x / (1.0 + std::exp(-x));
+    if (act == ops::GemmActivation::hardswish) return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0;
     const double c = std::sqrt(2.0 / M_PI);
     return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
+}
+
+// A bound on the activation's slope: how far the sum's rounding error carries through it.
+double activation_slope(ops::GemmActivation act) {
+    return act == ops::GemmActivation::hardswish ? 1.5 : act == ops::GemmActivation::silu ? 1.1
+                                                                                          : 1.13;
 }
 
 // One run's result and its float64 reference; `magnitude`: the sum of the absolute values added
@@ -159,8 +168,8 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
                     mag += std::abs(t);
                 }
                 if (p.act != ops::GemmActivation::none) {
-                    s = gelu_ref(s, p.act);
-                    mag *= 1.13;  // |gelu'| <= 1.13: how far the sum's error can carry
+                    s = activation_ref(s, p.act);
+                    mag *= activation_slope(p.act);
                 }
                 if (p.scale) {
                     const double f = scale[p.scale == 2 ? r : c];
@@ -438,6 +447,81 @@ std::vector<std::pair<Problem, std::string_view>> activation_cases() {
         {{1, 16, 16 * large.bk, 24, false, true, false, 2, 1.f, 1.f, 4, none, none, true, erf, 1},
          large.name},
     };
+}
+
+// SiLU and hardswish (a convolution's fused activation) on the same kernels: the tile kernel
+// with scalar and vec4 C, the few-rows kernel and the split-K reduce pass, with a residual and a
+// clamp after them. alpha 8 takes the sums (N(0, 1) terms) far beyond hardswish's knees at +-3
+// and into SiLU's negative tail (below -30), where an unstable sigmoid overflows.
+std::vector<std::pair<Problem, std::string_view>> silu_hardswish_cases() {
+    using ops::GemmActivation;
+    constexpr auto silu = GemmActivation::silu, hswish = GemmActivation::hardswish;
+    auto fits = fitting_variants();
+    const GemmVariant& small = *fits.back();
+    const int64_t k = small.bk;
+    const auto none = std::nullopt;
+    std::vector<std::pair<Problem, std::string_view>> cases;
+    for (GemmActivation act : {silu, hswish}) {
+        for (float alpha : {1.f, 8.f}) {
+            // Tile kernel (the weight shared by a batch of 2, as a 1x1 convolution), scalar C.
+            cases.push_back({{2, 37, 45, 29, false, false, true, 3, alpha, 1.f, 1, none, none,
+                              false, act},
+                             ""});
+            // vec4 C, residual and clamp after the activation.
+            cases.push_back({{1, 40, 64, 36, false, false, true, 3, alpha, 1.f, 1, -2.f, 40.f,
+                              true, act},
+                             ""});
+            // Few rows.
+            cases.push_back({{2, 3, 67, 17, false, false, true, 3, alpha, 1.f, 0, none, none,
+                              false, act},
+                             ""});
+            // Split K: the reduce pass applies the activation.
+            cases.push_back({{1, 37, 8 * k + 3, 29, false, false, true, 3, alpha, 1.f, 3, none,
+                              none, false, act},
+                             small.name});
+            cases.push_back({{2, small.bm() + 4, 5 * k, small.bn() + 4, false, false, true, 3,
+                              alpha, 1.f, 2, -1.f, none, true, act},
+                             small.name});
+        }
+    }
+    return cases;
+}
+
+TEST(GemmKernel, SiluAndHardswishEpilogues) {
+    uint32_t seed = 3300;
+    for (const auto& [p, variant] : silu_hardswish_cases()) {
+        EXPECT_LE(run(p, variant, seed++), 1e-5)
+            << (variant.empty() ? "default" : variant) << " " << describe(p);
+    }
+}
+
+TEST(GemmKernel, SiluAndHardswishEpiloguesFloat16) {
+    WGX_SKIP_WITHOUT_F16();
+    uint32_t seed = 3400;
+    for (const auto& [p, variant] : silu_hardswish_cases()) {
+        EXPECT_LE(run_f16(p, variant, seed++), 1.0)
+            << (variant.empty() ? "default" : variant) << " f16 " << describe(p);
+    }
+}
+
+// The kernels of no activation and of GELU keep their text: the later activations are written
+// into marker lines that the others drop (no marker, and no SiLU or hardswish math, remains).
+TEST(GemmKernel, OtherActivationsLeaveNoTrace) {
+    ops::GemmShapeFlags f;
+    f.has_bias = true;
+    const GemmVariant& v = ops::gemm_variants().front();
+    for (auto act : {ops::GemmActivation::none, ops::GemmActivation::gelu}) {
+        f.activation = act;
+        const std::string text = ops::gemm_wgsl(v, f);
+        EXPECT_EQ(text.find("\n//@"), std::string::npos);
+        EXPECT_EQ(text.find("sigmoid(v"), std::string::npos);
+        EXPECT_EQ(text.find("clamp(v"), std::string::npos);
+    }
+    f.activation = ops::GemmActivation::silu;
+    EXPECT_NE(ops::gemm_wgsl(v, f).find("v.w * sigmoid(v.w)"), std::string::npos);
+    f.activation = ops::GemmActivation::hardswish;
+    EXPECT_NE(ops::gemm_wgsl(v, f).find("v.x * clamp(v.x + 3.0, 0.0, 6.0) / 6.0"),
+              std::string::npos);
 }
 
 TEST(GemmKernel, ActivationAndScaleEpilogues) {

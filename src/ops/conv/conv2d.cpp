@@ -16,6 +16,7 @@
 #include "ops/conv/im2col.wgsl.h"
 #include "ops/conv/conv2d_direct.wgsl.h"
 #include "ops/common/float16_support.h"
+#include "ops/common/math.wgsl.h"
 #include "ops/common/wgsl_types.h"
 #include "ops/matmul/gemm.h"
 #include "ops/conv/conv_common.wgsl.h"
@@ -63,6 +64,18 @@ std::optional<float> bound(const Args& args, size_t i, const char* name) {
     return static_cast<float>(*v);
 }
 
+// The activation argument of wgx.conv_activation.
+GemmActivation activation_arg(const Args& args, size_t i) {
+    const auto* s = std::get_if<std::string>(&args[i].value());
+    if (s == nullptr) {
+        args.fail(fmt::format("argument {} (activation) must be a string, \"silu\" or "
+                              "\"hardswish\"; got {}.", i, args[i].describe()));
+    }
+    if (*s == "silu") return GemmActivation::silu;
+    if (*s == "hardswish") return GemmActivation::hardswish;
+    args.fail(fmt::format("activation must be \"silu\" or \"hardswish\", got \"{}\".", *s));
+}
+
 void check_fits_u32(const Args& args, const Tensor& t, const char* name) {
     if (t.numel() > std::numeric_limits<int32_t>::max()) {
         args.fail(fmt::format("{} {} has more elements than the kernels index (2^31).", name,
@@ -73,7 +86,10 @@ void check_fits_u32(const Args& args, const Tensor& t, const char* name) {
 }  // namespace
 
 void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
-    const size_t count = schema == ConvSchema::plain ? 10 : schema == ConvSchema::clamp ? 12 : 13;
+    const size_t count = schema == ConvSchema::plain        ? 10
+                         : schema == ConvSchema::activation ? 11
+                         : schema == ConvSchema::clamp      ? 12
+                                                            : 13;
     args.expect_count(count, count);
     const size_t out_index = args.size() - 1;
     const Tensor& input = args.tensor(kInput, "input");
@@ -81,6 +97,9 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     std::optional<Tensor> bias = args.optional_tensor(kBias, "bias");
     const Tensor& out = args.tensor(out_index, "out");
 
+    const GemmActivation activation = schema == ConvSchema::activation
+                                          ? activation_arg(args, kGroups + 1)
+                                          : GemmActivation::none;
     std::optional<Tensor> residual;
     if (schema == ConvSchema::residual_clamp) {
         residual = args.tensor(kGroups + 1, "residual");
@@ -202,7 +221,7 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     p.co_blocks = uint32_t(ceil_div(cout_g, 4));
     p.x_blocks = uint32_t(ceil_div(o[1], 4));
     if (bias) p.flags |= kConvHasBias;
-    if (schema != ConvSchema::plain) {
+    if (schema == ConvSchema::clamp || schema == ConvSchema::residual_clamp) {
         const size_t at = schema == ConvSchema::clamp ? kGroups + 1 : kGroups + 2;
         if (auto lo = bound(args, at, "output_min")) p.flags |= kConvHasMin, p.out_min = *lo;
         if (auto hi = bound(args, at + 1, "output_max")) p.flags |= kConvHasMax, p.out_max = *hi;
@@ -213,7 +232,17 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     const Tensor& bias_binding = bias ? *bias : weight;
     // The element type first ("enable f16;" must precede every declaration), then the uniform.
     const std::string params_wgsl = wgsl_alias(dt, "S") + std::string(wgsl::ops_conv_conv_params);
-    const std::string common = params_wgsl + std::string(wgsl::ops_conv_conv_common);
+    // The direct kernels' activation is written into conv_common.wgsl's //@ACTIVATE line (and
+    // the math it calls prepended); without one the line goes, and their text is what it was
+    // before activations existed.
+    std::string common = params_wgsl +
+                         (activation != GemmActivation::none ? std::string(wgsl::ops_common_math)
+                                                             : std::string()) +
+                         std::string(wgsl::ops_conv_conv_common);
+    replace_wgsl_marker(common, "ACTIVATE",
+                        activation != GemmActivation::none
+                            ? fmt::format("    v = {};\n", activation_wgsl(activation, "v"))
+                            : std::string());
     const uint32_t max_dim = rec.device().limits.max_workgroups_per_dimension;
 
     // Variant 1: a 1x1, stride-1, unpadded, ungrouped convolution is a GEMM per image,
@@ -243,6 +272,7 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         call.p.alpha = 1.0f;
         call.p.beta = bias ? 1.0f : 0.0f;
         call.trans_a = transposed;  // a transposed 1x1 weight is [C_in, C_out]
+        call.activation = activation;
         call.residual = residual;
         if (p.flags & kConvHasMin) call.out_min = p.out_min;
         if (p.flags & kConvHasMax) call.out_max = p.out_max;
@@ -278,13 +308,14 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         return;
     }
 
-    // The direct kernels below: the residual (HAS_RESIDUAL; the input is bound in its place when
-    // there is none) and the clamp in their epilogue.
+    // The direct kernels below: the activation, the residual (HAS_RESIDUAL; the input is bound
+    // in its place when there is none) and the clamp in their epilogue.
     ConvParams direct = p;
     const Tensor& residual_binding = residual ? *residual : input;
     const double has_residual = residual ? 1.0 : 0.0;
-    const std::string suffix = fmt::format("{}{}", residual ? " residual" : "",
-                                           dt == DType::f16 ? " f16" : "");
+    const std::string suffix =
+        fmt::format("{}{}{}", gemm_activation_label(activation), residual ? " residual" : "",
+                    dt == DType::f16 ? " f16" : "");
     const uint32_t wg = rec.workgroup_size(64);
     // Variant 2a: pure depthwise (one output channel per group) through workgroup memory, when
     // the staged input tile fits conv2d_depthwise_tiled.wgsl's buffer and the grid the limits.

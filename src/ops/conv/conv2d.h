@@ -1,5 +1,5 @@
 // Shared machinery of the convolution ops (aten.convolution, et_vk.conv_with_clamp,
-// wgx.conv_add_clamp): argument parsing and validation, the uniform struct mirrored by
+// wgx.conv_add_clamp, wgx.conv_activation): argument parsing and validation, the uniform struct mirrored by
 // conv_params.wgsl, the kernel choice and dispatch. 1-D convolutions run as 2-D ones with a
 // height of 1.
 #pragma once
@@ -38,11 +38,13 @@ enum class ConvSchema {
     plain,           // aten.convolution: nothing
     clamp,           // et_vk.conv_with_clamp: output_min?, output_max?
     residual_clamp,  // wgx.conv_add_clamp (the fusion pass's op): residual, output_min?, output_max?
+    activation,      // wgx.conv_activation (the fusion pass's op): activation ("silu", "hardswish")
 };
 
 // Parses [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups,
-// (the schema's extras,) out] and records the convolution; the residual is added and the clamp
-// applied after the bias. The tensors are all float32, or all float16 (stored as float16,
+// (the schema's extras,) out] and records the convolution. Its epilogue, on every path (the
+// GEMM's and the direct kernels'), in the GEMM's order: the bias, the activation, the residual,
+// the clamp. The tensors are all float32, or all float16 (stored as float16,
 // computed in float32, rounded once on the store; needs shader-f16).
 void record_convolution(Recorder& rec, const Args& args, ConvSchema schema);
 

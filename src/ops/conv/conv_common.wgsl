@@ -25,6 +25,7 @@ fn epilogue(acc: f32, co: u32, at: u32) -> f32 {
     if ((params.flags & HAS_BIAS) != 0u) {
         v += f32(bias[co]);
     }
+//@ACTIVATE
     if (HAS_RESIDUAL) {
         v += f32(residual[at]);
     }

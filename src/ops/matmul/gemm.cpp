@@ -78,6 +78,19 @@ double activation_override(const GemmCall& call) {
     return static_cast<double>(static_cast<uint32_t>(call.activation));
 }
 
+// gemm_epilogue.wgsl for the call. GELU is chosen by the ACTIVATION override; the activations
+// added later (SiLU, hardswish) are written into its //@ACTIVATE line instead, which the others
+// drop, so the kernels of none and GELU keep the text they had before those existed.
+std::string epilogue_wgsl(const GemmCall& call) {
+    std::string text(wgsl::ops_matmul_gemm_epilogue);
+    const bool spliced =
+        call.activation == GemmActivation::silu || call.activation == GemmActivation::hardswish;
+    replace_wgsl_marker(
+        text, "ACTIVATE",
+        spliced ? fmt::format("    v = {};\n", activation_wgsl(call.activation, "v")) : "");
+    return text;
+}
+
 void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call, DType dt) {
     const GemmParams& p = call.p;
     if (call.trans_a) {
@@ -93,7 +106,7 @@ void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call, DT
                           wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
                               std::string(wgsl::ops_common_math) +
                               std::string(wgsl::ops_matmul_gemv) +
-                              std::string(wgsl::ops_matmul_gemm_epilogue),
+                              epilogue_wgsl(call),
                           {{"WG", double(wg)},
                            {"TRANS_B", call.trans_b ? 1.0 : 0.0},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
@@ -139,7 +152,7 @@ void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall&
                           wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
                               std::string(wgsl::ops_common_math) +
                               std::string(wgsl::ops_matmul_gemm_splitk_reduce) +
-                              std::string(wgsl::ops_matmul_gemm_epilogue),
+                              epilogue_wgsl(call),
                           {{"WG", double(wg)},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                            {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},

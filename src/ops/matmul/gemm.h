@@ -2,8 +2,8 @@
 // matmul, addmm and linear (and usable by a 1x1 convolution: A = weight [C_out, C_in] shared
 // across the batch, B = image [C_in, H*W]):
 //   C[z] = alpha * op(A[z]) @ op(B[z]) + beta * bias    for z < batch
-// followed by the optional epilogue steps, in this order: an activation (GELU), a scale per
-// column or row, a residual, a clamp.
+// followed by the optional epilogue steps, in this order: an activation (GELU, SiLU,
+// hardswish), a scale per column or row, a residual, a clamp.
 // See gemm.wgsl for the tile kernel, gemm_kernel.h for its variants and gemv.wgsl for the kernel
 // of few rows (a batch-1 linear layer).
 #pragma once
@@ -55,7 +55,8 @@ struct GemmCall {
     GemmParams p{};
     bool trans_a = false;
     bool trans_b = false;
-    // Applied to alpha * product + beta * bias (a linear layer's fused activation).
+    // Applied to alpha * product + beta * bias (a linear layer's or a convolution's fused
+    // activation).
     GemmActivation activation = GemmActivation::none;
     // Multiplies the activation's result: one value per column of C (N values), or with
     // scale_rows per row (M values), the same for every batch (a layer scale).

@@ -15,6 +15,7 @@ fn epilogue(acc: f32, z: u32, r: u32, c: u32, at: u32) -> f32 {
     } else if (ACTIVATION == 2u) {
         v = gelu_tanh(v);
     }
+//@ACTIVATE
     if (HAS_SCALE) {
         v *= f32(scale[select(c, r, SCALE_ROWS)]);
     }

@@ -180,6 +180,12 @@ std::string store_tile(const GemmVariant& v, const Operand& o, const char* inden
 }
 
 void replace_marker(std::string& text, std::string_view marker, const std::string& code) {
+    replace_wgsl_marker(text, marker, code);
+}
+
+}  // namespace
+
+void replace_wgsl_marker(std::string& text, std::string_view marker, const std::string& code) {
     const std::string line = fmt::format("//@{}\n", marker);
     size_t count = 0;
     for (size_t at = text.find(line); at != std::string::npos; at = text.find(line, at)) {
@@ -187,16 +193,28 @@ void replace_marker(std::string& text, std::string_view marker, const std::strin
         at += code.size();
         ++count;
     }
-    if (count == 0) throw std::logic_error(fmt::format("gemm.wgsl has no //@{} line", marker));
+    if (count == 0) throw std::logic_error(fmt::format("the WGSL has no //@{} line", marker));
 }
 
-}  // namespace
+std::string activation_wgsl(GemmActivation a, std::string_view x) {
+    switch (a) {
+        case GemmActivation::none: return std::string(x);
+        case GemmActivation::gelu: return fmt::format("gelu_erf({})", x);
+        case GemmActivation::gelu_tanh: return fmt::format("gelu_tanh({})", x);
+        case GemmActivation::silu: return fmt::format("{0} * sigmoid({0})", x);
+        case GemmActivation::hardswish:
+            return fmt::format("{0} * clamp({0} + 3.0, 0.0, 6.0) / 6.0", x);
+    }
+    return std::string(x);
+}
 
 std::string_view gemm_activation_label(GemmActivation a) {
     switch (a) {
         case GemmActivation::none: return "";
         case GemmActivation::gelu: return " gelu";
         case GemmActivation::gelu_tanh: return " gelu_tanh";
+        case GemmActivation::silu: return " silu";
+        case GemmActivation::hardswish: return " hardswish";
     }
     return "";
 }
@@ -287,10 +305,14 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
         scale ? fmt::format("@group(0) @binding(6) var<storage, read> scale: array<{}>;\n", s)
               : std::string());
     if (activate) {
-        const char* fn = f.activation == GemmActivation::gelu ? "gelu_erf" : "gelu_tanh";
-        replace_marker(
-            text, "ACTIVATE",
-            fmt::format("    v = vec4<f32>({0}(v.x), {0}(v.y), {0}(v.z), {0}(v.w));\n", fn));
+        // Per lane (the math functions take f32); for GELU the line reads as it did before the
+        // other activations existed.
+        replace_marker(text, "ACTIVATE",
+                       fmt::format("    v = vec4<f32>({}, {}, {}, {});\n",
+                                   activation_wgsl(f.activation, "v.x"),
+                                   activation_wgsl(f.activation, "v.y"),
+                                   activation_wgsl(f.activation, "v.z"),
+                                   activation_wgsl(f.activation, "v.w")));
     } else {
         replace_marker(text, "ACTIVATE", "");
     }

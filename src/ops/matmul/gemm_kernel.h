@@ -44,10 +44,18 @@ uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint
 
 // An activation applied in the epilogue, after the bias (the override value of gemv.wgsl and
 // gemm_splitk_reduce.wgsl): GELU exact (erf) or tanh-approximated, as aten.gelu's approximate
-// "none" and "tanh" (common/math.wgsl).
-enum class GemmActivation : uint32_t { none = 0, gelu = 1, gelu_tanh = 2 };
-// " gelu" / " gelu_tanh" for kernel labels; "" for none.
+// "none" and "tanh" (common/math.wgsl); SiLU, x * sigmoid(x) with math.wgsl's stable sigmoid,
+// and hardswish, x * clamp(x + 3, 0, 6) / 6, each as the engine's aten.silu / aten.hardswish
+// kernel computes it (a convolution followed by either, wgx.conv_activation).
+enum class GemmActivation : uint32_t { none = 0, gelu = 1, gelu_tanh = 2, silu = 3, hardswish = 4 };
+// " gelu" / " gelu_tanh" / " silu" / " hardswish" for kernel labels; "" for none.
 std::string_view gemm_activation_label(GemmActivation a);
+// The WGSL expression of `a` applied to the f32 expression `x` (`x` itself for none), calling
+// common/math.wgsl's functions for GELU and SiLU: kernels that use it prepend math.wgsl.
+std::string activation_wgsl(GemmActivation a, std::string_view x);
+// Replaces each line "//@<marker>\n" of `text` with `code` (which ends in a newline, or is empty
+// to drop the line); throws std::logic_error when `text` has no such line.
+void replace_wgsl_marker(std::string& text, std::string_view marker, const std::string& code);
 
 // What, besides the variant, changes the kernel's text.
 struct GemmShapeFlags {

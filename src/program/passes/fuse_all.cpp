@@ -15,6 +15,7 @@ void run_fusion_passes(Graph& g) {
     addmm_as_linear(g);
     fuse_activations(g);
     fuse_conv_epilogue(g);
+    fuse_conv_activation(g);  // sees the silu / hardswish calls fuse_activations made
     fuse_channel_shuffle(g);
     // Attention before the permute chains are composed: it reads q, k and v through them.
     fuse_attention(g);

@@ -12,8 +12,16 @@ namespace {
 constexpr std::string_view kConv = "aten.convolution.default";
 constexpr std::string_view kAdd = "aten.add.Tensor";
 constexpr std::string_view kFused = "wgx.conv_add_clamp.default";
+constexpr std::string_view kFusedActivation = "wgx.conv_activation.default";
 constexpr size_t kConvArgs = 10;  // input, weight, bias, stride, padding, dilation, transposed,
                                   // output_padding, groups, out
+
+// The activation argument of wgx.conv_activation for the call `op` ("" when it is none of them).
+std::string_view activation_name(const OpCall& op) {
+    if (op.name == "aten.silu.default") return "silu";
+    if (op.name == "aten.hardswish.default") return "hardswish";
+    return "";
+}
 
 }  // namespace
 
@@ -88,6 +96,53 @@ size_t fuse_conv_epilogue(Graph& g) {
         fused.args.push_back(out);
         edit.replace(last == j ? std::vector<size_t>{i, j} : std::vector<size_t>{i, j, last},
                      std::move(fused));
+    }
+    return edit.apply(g);
+}
+
+size_t fuse_conv_activation(Graph& g) {
+    const Uses uses = count_uses(g);
+    ChainEdit edit(g);
+
+    for (size_t i = 0; i < g.chain.size(); ++i) {
+        const OpCall& conv = g.chain[i];
+        if (conv.name != kConv || conv.args.size() != kConvArgs || edit.taken(i)) continue;
+        const int32_t t = conv.args.back();
+        const Tensor* tt = tensor_at(g, t);
+        // Every convolution path (GEMM, depthwise, direct, transposed) applies the activation,
+        // in float32 and in float16.
+        if (!tt || (tt->dtype != DType::f32 && tt->dtype != DType::f16) ||
+            !uses.private_to_one_reader(t)) {
+            continue;
+        }
+        // The convolution will run later (at the activation's place): none of what it reads
+        // may be written twice.
+        bool inputs_stable = true;
+        for (size_t a = 0; a < 3; ++a) {
+            if (tensor_at(g, conv.args[a]) && uses.write_count(conv.args[a]) > 1) {
+                inputs_stable = false;
+            }
+        }
+        if (!inputs_stable) continue;
+
+        const size_t j = uses.reader.at(t);
+        const OpCall& act = g.chain[j];
+        const std::string_view activation = activation_name(act);
+        if (edit.taken(j) || activation.empty() || act.args.size() != 2 || act.args[0] != t) {
+            continue;
+        }
+        const int32_t y = act.args[1];
+        const Tensor* yt = tensor_at(g, y);
+        if (!yt || yt->dims != tt->dims || yt->dtype != tt->dtype) continue;
+
+        OpCall fused;
+        fused.name = std::string(kFusedActivation);
+        fused.debug_handle = conv.debug_handle;
+        fused.args.assign(conv.args.begin(), conv.args.begin() + 9);
+        g.values.push_back(String{std::string(activation)});
+        fused.args.push_back(static_cast<int32_t>(g.values.size() - 1));
+        fused.args.push_back(y);
+        edit.replace({i, j}, std::move(fused));
     }
     return edit.apply(g);
 }

@@ -22,4 +22,15 @@ namespace wgx::program {
 // cannot make it read a value that changed in between.
 size_t fuse_conv_epilogue(Graph& graph);
 
+// The activation a convolution's epilogue takes without an add: a pattern
+//     t = aten.convolution(x, w, b, ...)      (any: grouped, depthwise, transposed, 1-D)
+//     y = aten.silu(t) | aten.hardswish(t)
+// where only the activation reads t, float32 or float16, becomes one call
+//     y = wgx.conv_activation(x, w, b, ..., "silu" | "hardswish")
+// at the activation's position (EfficientNet's and MobileNetV3's blocks: a dispatch and a round
+// trip through memory saved per pair). Run after fuse_conv_epilogue, which takes the
+// convolutions followed by an add; returns how many convolutions were fused. Memory plan: as
+// fuse_conv_epilogue.
+size_t fuse_conv_activation(Graph& graph);
+
 }  // namespace wgx::program
