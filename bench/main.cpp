@@ -7,6 +7,9 @@
 //                                      shader-f16)
 //   wgx_microbench --sweep [--sweep-shapes 4096,1024]     every GEMM tile variant, best per shape
 //   wgx_microbench --list-variants | --dump-wgsl VARIANT    the GEMM variants and their WGSL
+//   wgx_microbench --groups attention --attention-wgsl A.wgsl,B.wgsl
+//                                      attention kernels from files beside wgx.attention
+//                                      (bench/attention_variant.h: the files' directive line)
 // Every kernel's output is compared with a CPU reference before it is timed; a case that does
 // not match is reported as wrong, not timed, and the exit status is 1. docs/PERFORMANCE.md
 // ("Micro-benchmarks") describes the cases and holds measured numbers.
@@ -35,7 +38,7 @@ bool has(const std::vector<std::string>& groups, const char* g) {
 
 int main(int argc, char** argv) {
     setenv("XDG_RUNTIME_DIR", "/tmp", 0);  // silences Mesa's Wayland probe on headless machines
-    CLI::App app{"wgx_microbench: device ceilings, GEMM and convolution micro-benchmarks"};
+    CLI::App app{"wgx_microbench: device ceilings, GEMM, convolution and attention micro-benchmarks"};
     wgx::DeviceOptions device;
     wgx::bench::MeasureOptions measure;
     bool json = false, sweep = false, list_variants = false;
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> sweep_shapes{"4096", "1024"};
     std::vector<std::string> dtypes{"f32"};
     std::vector<uint32_t> sweep_splits{0};
+    std::vector<std::string> attention_files;
     app.add_option("--adapter", device.adapter,
                    "Adapter: auto, discrete, integrated, cpu, an index or part of a name");
     app.add_option("--backend", device.backend, "Backend: auto, vulkan, metal, dx12, gl");
@@ -52,9 +56,11 @@ int main(int argc, char** argv) {
     app.add_option("--json-out", json_out, "Also write the JSON object to this file");
     app.add_option("--groups", groups, "Which groups: ceiling, gemm, conv, attention")->delimiter(',')
         ->capture_default_str();
-    app.add_option("--only", only, "Only GEMM/conv cases whose name contains this text");
+    app.add_option("--only", only,
+                   "Only GEMM/conv/attention cases whose name contains this text (a kernel file's "
+                   "attention rows end with the file's name)");
     app.add_option("--dtype", dtypes,
-                   "Tensor types of the GEMM and conv cases: f32, f16 (float16 storage, float32 "
+                   "Tensor types of the GEMM, conv and attention cases: f32, f16 (float16 storage, float32 "
                    "arithmetic)")
         ->delimiter(',')->capture_default_str()->check(CLI::IsMember({"f32", "f16"}));
     app.add_flag("--sweep", sweep, "Time every GEMM tile variant (and the kernel before them) per problem");
@@ -72,6 +78,16 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--max-reps", measure.max_reps, "Calls per timed recording at most")
         ->capture_default_str()->check(CLI::Range(1, 10000));
+    app.add_option("--attention-wgsl", attention_files,
+                   "Attention kernels from WGSL files (repeatable or a comma list), with "
+                   "wgx.attention's bindings and Params; the first line may say what a file "
+                   "needs: '// bench: rows=8 wg=256 overrides=D,DV,LK vec4=k,v' (see "
+                   "bench/attention_variant.h). Each attention case runs with wgx.attention and "
+                   "then with each file, checked before it is timed; check cases follow (odd "
+                   "sizes, a transposed projection, masked rows, the largest sizes). Every "
+                   "kernel is then compiled without runtime checks, as the engine's own are, "
+                   "unless WGX_SHADER_CHECKS is set")
+        ->delimiter(',');
     app.add_flag("--list-variants", list_variants, "List the GEMM tile variants and exit");
     app.add_option("--dump-wgsl", dump_variant,
                    "Print the WGSL of a GEMM variant (A [M,K], B [K,N], vec4 access) and exit");
@@ -99,6 +115,19 @@ int main(int argc, char** argv) {
     }
 
     try {
+        std::vector<wgx::bench::AttentionVariant> variants;
+        for (const auto& path : attention_files) {
+            variants.push_back(wgx::bench::load_attention_variant(path));
+        }
+        if (!variants.empty()) {
+            if (!has(groups, "attention") || sweep) {
+                throw wgx::InvalidArgument("--attention-wgsl needs the attention group (and no "
+                                           "--sweep)");
+            }
+            // A file's kernel is not a built-in op's, so it would keep the runtime checks that
+            // the built-in kernel goes without: both without them, for a like comparison.
+            if (!std::getenv("WGX_SHADER_CHECKS")) device.shader_checks = false;
+        }
         wgx::Context ctx = wgx::Context::create(device);
         const auto& adapter = ctx.device_info().adapter;
         fmt::print(stderr, "wgx_microbench on {} ({}, {})\n", adapter.name,
@@ -138,7 +167,7 @@ int main(int argc, char** argv) {
             if (has(groups, "attention")) {
                 for (wgx::DType t : types) {
                     fmt::print(stderr, "attention{}\n", wgx::bench::dtype_suffix(t));
-                    wgx::bench::bench_attention(ctx, measure, only, t, rows);
+                    wgx::bench::bench_attention(ctx, measure, only, t, variants, rows);
                 }
             }
         }

@@ -64,6 +64,10 @@ void print_table(const DeviceInfo& device, const Ceilings& ceilings,
             fmt::print("\n{:<62} {:>10} {:>9} {:>8} {:>6} {:>6}  {}\n", group, "ms", "GFLOP/s",
                        "GB/s", "%fma", "%copy", "kernel");
         }
+        if (!r.failure.empty()) {
+            fmt::print("{:<62} FAILED: {}\n", r.name, r.failure);
+            continue;
+        }
         if (!r.ok) {
             fmt::print("{:<62} WRONG RESULT (error {:.3g} over {}): not timed  {}\n", r.name,
                        r.error, r.checked, r.kernel);
@@ -108,6 +112,7 @@ nlohmann::json to_json(const DeviceInfo& device, const Ceilings& ceilings,
     for (const Result& r : rows) {
         nlohmann::json j = {{"group", r.group},     {"name", r.name},     {"kernel", r.kernel},
                             {"ok", r.ok},           {"error", r.error},   {"checked", r.checked},
+                            {"failure", r.failure},
                             {"flops", r.flops},     {"bytes", r.bytes}};
         if (r.ok) {
             j["ms"] = r.timing.ms;

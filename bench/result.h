@@ -20,6 +20,7 @@ struct Result {
     bool ok = false;     // matched its CPU reference (else no timing is reported)
     double error = 0;    // max |got - want| / max(1, max |want|) over the checked outputs
     std::string checked; // what was compared ("all 3211264 outputs", "2048 sampled outputs")
+    std::string failure; // why it did not run (a kernel file that did not compile), else empty
     Timing timing;
 
     double gflops() const { return timing.ms > 0 ? flops / (timing.ms * 1e6) : 0; }
