@@ -1,6 +1,7 @@
 // The engine's one GEMM (float32, or float16 storage with float32 arithmetic), used by mm, bmm,
-// matmul, addmm and linear (and usable by a 1x1 convolution: A = weight [C_out, C_in] shared
-// across the batch, B = image [C_in, H*W]):
+// matmul, addmm and linear, and by convolutions: a 1x1 one with A = weight [C_out, C_in] shared
+// across the batch, B = image [C_in, H*W]; a k x k one with B the image read as its unfolded
+// matrix (GemmCall::conv, an implicit GEMM):
 //   C[z] = alpha * op(A[z]) @ op(B[z]) + beta * bias    for z < batch
 // followed by the optional epilogue steps, in this order: an activation (GELU), a scale per
 // column or row, a residual, a clamp.

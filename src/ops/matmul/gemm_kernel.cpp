@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <vector>
 
 #include "ops/common/math.wgsl.h"
 #include "ops/matmul/gemm.wgsl.h"
@@ -143,9 +144,9 @@ std::string prefetch(const GemmVariant& v, const Operand& o, const char* indent)
                                        coords);
         if (o.conv) {
             // The slot's columns (n0 + (g % (BN / 4)) * 4) do not change along K: their windows
-            // were placed once, before the loop, in bcols<n>.
-            load = fmt::format("p{0}{1} = conv_gather({2}, bcols{1}, k0 + g / {3}u);", o.name, n,
-                               o.base, o.tile / 4);
+            // were placed once, before the loop (conv_column_slots).
+            load = fmt::format("p{}{} = conv_gather({}, bcols{}, k0 + g / {}u);", o.name, n,
+                               o.base, first % (o.tile / 4), o.tile / 4);
         }
         if (guard) {
             s += fmt::format("{}    if (g < {}u) {{ {} }}\n", indent, total, load);
@@ -157,14 +158,21 @@ std::string prefetch(const GemmVariant& v, const Operand& o, const char* indent)
     return s;
 }
 
-// An implicit-GEMM convolution's B: the windows of each load slot's four columns, placed once
-// before the K loop (bcols<n>, used by every prefetch of slot n).
+// An implicit-GEMM convolution's B: the windows of the four columns each load slot fetches,
+// placed once before the K loop. Slot `first` loads columns n0 + ((tid + first) % (BN / 4)) * 4,
+// so slots whose `first` agree modulo BN / 4 (all of them when the workgroup is a multiple of
+// BN / 4 invocations) share one bcols<first % (BN / 4)>, which saves registers.
 std::string conv_column_slots(const GemmVariant& v, const Operand& o) {
     const uint32_t threads = v.invocations();
+    const uint32_t q = o.tile / 4;
     std::string s;
-    for (uint32_t first = 0, n = 0; first < slots(v, o); first += threads, ++n) {
-        s += fmt::format("    let bcols{} = conv_columns({} + ((tid + {}u) % {}u) * 4u);\n", n,
-                         o.origin, first, o.tile / 4);
+    std::vector<uint32_t> placed;
+    for (uint32_t first = 0; first < slots(v, o); first += threads) {
+        const uint32_t r = first % q;
+        if (std::find(placed.begin(), placed.end(), r) != placed.end()) continue;
+        placed.push_back(r);
+        s += fmt::format("    let bcols{} = conv_columns({} + ((tid + {}u) % {}u) * 4u);\n", r,
+                         o.origin, r, q);
     }
     return s;
 }
