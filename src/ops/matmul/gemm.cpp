@@ -230,10 +230,8 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     const Tensor c = f.split_k ? rec.scratch(DType::f32, {int64_t(p.batch) * split.splits,
                                                           int64_t(p.M), int64_t(p.N)})
                                : call.c;
-    // An absent bias binds A (never read). The scale's binding exists only in kernels that
-    // apply it.
-    // The scale's and the convolution geometry's binding (both 6, never together) exist only in
-    // kernels that use them.
+    // An absent bias binds A (never read). The scale's and the convolution geometry's binding
+    // (both 6, never together) exist only in kernels that use them.
     const bool bind_scale = f.has_scale && !f.split_k;
     const Binding sixth = call.conv ? Binding::uniform(*call.conv)
                                     : bind_scale ? Binding(*call.scale) : Binding(call.a);
