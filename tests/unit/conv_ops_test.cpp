@@ -1,7 +1,9 @@
 // aten.convolution.default, et_vk.conv_with_clamp.default, wgx.conv_add_clamp.default and
 // wgx.conv_activation.default against a float64 reference:
 // 1-D and 2-D, stride, padding, dilation, groups, depthwise (multiplier 1, 2 and 4), 1x1 as
-// GEMM (plain and transposed), transposed with output_padding and groups, bias or none, clamp
+// GEMM (plain and transposed), k x k as an implicit GEMM (or im2col and the GEMM with
+// WGX_IMPLICIT_GEMM=0; split K is tested below the op, in gemm_kernel_test.cpp, as only GPUs
+// split by default), transposed with output_padding and groups, bias or none, clamp
 // bounds, sizes 1, odd and prime, a grid that folds into 2-D, and bad arguments.
 //
 // Tolerance: max |got - want| / max(1, max |want|) <= 1e-5. Each output is a float32 sum of at
@@ -193,6 +195,13 @@ const std::vector<ConvCase>& conv_cases() {
         {"direct_multiplier4", {1, 3, 7, 7}, {12, 1, 3, 3},
          false, {1, 1}, {1, 1}, {1, 1}, false, {}, 3},
         {"direct_kernel_is_input", {3, 2, 5, 5}, {4, 2, 5, 5}, true, {1, 1}, {0, 0}, {1, 1}},
+        // Ungrouped, not 1x1 stride 1: the implicit GEMM (im2col and the GEMM under
+        // WGX_IMPLICIT_GEMM=0), several tiles in M and N with K = 171 (not a multiple of the K
+        // step) over batches, a 1x7 window, stride and dilation together, a 7x7 stem.
+        {"gemm_tiles_batch", {2, 19, 23, 29}, {70, 19, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}},
+        {"gemm_1x7", {2, 6, 9, 20}, {9, 6, 1, 7}, true, {1, 1}, {0, 3}, {1, 1}},
+        {"gemm_stride2_dilation2", {1, 5, 21, 18}, {9, 5, 3, 3}, false, {2, 2}, {2, 1}, {2, 3}},
+        {"gemm_stem_7x7", {1, 3, 31, 30}, {16, 3, 7, 7}, true, {2, 2}, {3, 3}, {1, 1}},
         // One input channel per group and < 4 outputs per group: the depthwise kernel.
         {"depthwise_3x3", {2, 8, 13, 11}, {8, 1, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, false, {}, 8},
         {"depthwise_stride2", {1, 7, 12, 17}, {7, 1, 3, 3},
@@ -313,7 +322,7 @@ ConvRun run_conv_add(const ConvCase& c, Arg lo, Arg hi, std::vector<float>& resi
 TEST(ConvAddClamp, ResidualAndBoundsOnEveryKernel) {
     for (const char* name : {"pointwise_bias", "pointwise_transposed", "direct_3x3_pad1",
                              "direct_asymmetric", "direct_groups2", "depthwise_multiplier2",
-                             "transposed_s2_op1", "conv1d_stride2"}) {
+                             "transposed_s2_op1", "conv1d_stride2", "gemm_tiles_batch"}) {
         const ConvCase& c = conv_case(name);
         std::vector<float> residual;
         ConvRun plain = run_conv_add(c, std::nullopt, std::nullopt, residual);

@@ -9,6 +9,7 @@
 // within f16_error_ratio's bound (one rounding to float16 plus float32 accumulation).
 // The GELU, SiLU, hardswish and scale epilogues on the tile, few-rows and split-K paths, float32
 // and float16.
+// The implicit-GEMM convolution operand (B gathered from an image) against a float64 convolution.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -659,6 +660,196 @@ TEST(GemmKernel, DefaultChoiceFollowsProblemAndDevice) {
     // And the running device's choice fits it.
     const DeviceInfo& d = ctx().device_info();
     EXPECT_TRUE(ops::gemm_variant_fits(ops::choose_gemm_variant(d, 4096, 4096, 1), d.limits));
+}
+
+// The implicit-GEMM convolution operand (GemmCall::conv: B gathered from a convolution's input,
+// gemm_implicit_conv.wgsl) against a float64 convolution. Here, below the convolution op, what
+// the op decides by device can be forced: every fitting variant, and split K, which the default
+// takes only on GPUs (so lavapipe's convolution tests never split). The cases: batches, padding
+// edges (and padding wider than the window, whose outputs see only zeros), stride 2, dilation,
+// kernels wider than tall (2x5, 1x7), a 7x7 stem, a strided 1x1, K not a multiple of the K step;
+// with the bias per row, the residual and the clamp, in the tile pass or the reduce pass.
+struct ConvProblem {
+    int64_t batch, c_in, h, w, c_out, kh, kw, sh, sw, ph, pw, dh, dw;
+    bool bias = true, residual = false;
+    std::optional<float> lo, hi;
+    int64_t ho() const { return (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1; }
+    int64_t wo() const { return (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1; }
+};
+
+std::string describe(const ConvProblem& p) {
+    return fmt::format("{}x{}x{}x{} -> {}, {}x{} stride {},{} pad {},{} dilation {},{}{}{}{}",
+                       p.batch, p.c_in, p.h, p.w, p.c_out, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw,
+                       p.dh, p.dw, p.bias ? " bias" : "", p.residual ? " residual" : "",
+                       p.lo || p.hi ? " clamp" : "");
+}
+
+Outcome execute_conv(const ConvProblem& p, std::string_view variant, uint32_t splits,
+                     uint32_t seed, DType dtype) {
+    const bool f16 = dtype == DType::f16;
+    auto input = [&](int64_t n, uint32_t s) {
+        return f16 ? f16_random(n, s) : random_floats(n, s);
+    };
+    auto tensor = [&](const Shape& shape, const std::vector<float>& v) {
+        return f16 ? half_tensor(shape, v) : ctx().tensor(DType::f32, shape).set_data(v);
+    };
+    const int64_t ho = p.ho(), wo = p.wo(), hw = ho * wo, K = p.c_in * p.kh * p.kw;
+    auto x = input(p.batch * p.c_in * p.h * p.w, seed);
+    auto w = input(p.c_out * K, seed + 1);
+    auto bias = input(p.c_out, seed + 2);
+    auto residual = input(p.batch * p.c_out * hw, seed + 3);
+
+    GemmCall call;
+    call.a = tensor({p.c_out, K}, w);
+    call.b = tensor({p.batch, p.c_in, p.h, p.w}, x);
+    if (p.bias) call.bias = tensor({p.c_out}, bias);
+    if (p.residual) call.residual = tensor({p.batch, p.c_out, hw}, residual);
+    if (f16) {
+        call.c = half_output({p.batch, p.c_out, hw});
+    } else {
+        call.c = ctx().tensor(DType::f32, {p.batch, p.c_out, hw});
+        poison(call.c);
+    }
+    call.p.M = uint32_t(p.c_out), call.p.N = uint32_t(hw), call.p.K = uint32_t(K);
+    call.p.batch = uint32_t(p.batch);
+    call.p.a_batch_stride = 0;
+    call.p.b_batch_stride = uint32_t(p.c_in * p.h * p.w);
+    call.p.c_batch_stride = uint32_t(p.c_out * hw);
+    call.p.bias_row_stride = 1;
+    call.p.alpha = 1.f, call.p.beta = 1.f;
+    ops::GemmConvGeometry g{};
+    g.H_in = uint32_t(p.h), g.W_in = uint32_t(p.w), g.plane = uint32_t(p.h * p.w);
+    g.W_out = uint32_t(wo);
+    g.stride_h = uint32_t(p.sh), g.stride_w = uint32_t(p.sw);
+    g.pad_h = uint32_t(p.ph), g.pad_w = uint32_t(p.pw);
+    g.dil_h = uint32_t(p.dh), g.dil_w = uint32_t(p.dw);
+    g.kH = uint32_t(p.kh), g.kW = uint32_t(p.kw);
+    call.conv = g;
+    call.variant = variant;
+    call.splits = splits;
+    call.out_min = p.lo, call.out_max = p.hi;
+    ctx().reset();
+    ctx().record(GemmOp(call), {call.c});
+    ctx().submit();
+
+    // Plain loops over the window, in float64.
+    Outcome out;
+    out.want.assign(p.batch * p.c_out * hw, 0.0);
+    out.magnitude.assign(out.want.size(), 0.0);
+    for (int64_t n = 0; n < p.batch; ++n) {
+        for (int64_t co = 0; co < p.c_out; ++co) {
+            for (int64_t oy = 0; oy < ho; ++oy) {
+                for (int64_t ox = 0; ox < wo; ++ox) {
+                    double s = 0, mag = 0;
+                    for (int64_t ci = 0; ci < p.c_in; ++ci) {
+                        for (int64_t ky = 0; ky < p.kh; ++ky) {
+                            for (int64_t kx = 0; kx < p.kw; ++kx) {
+                                const int64_t iy = oy * p.sh - p.ph + ky * p.dh;
+                                const int64_t ix = ox * p.sw - p.pw + kx * p.dw;
+                                if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
+                                const double t = double(w[co * K + (ci * p.kh + ky) * p.kw + kx]) *
+                                                 x[((n * p.c_in + ci) * p.h + iy) * p.w + ix];
+                                s += t;
+                                mag += std::abs(t);
+                            }
+                        }
+                    }
+                    const int64_t at = (n * p.c_out + co) * hw + oy * wo + ox;
+                    if (p.bias) s += bias[co], mag += std::abs(bias[co]);
+                    if (p.residual) s += residual[at], mag += std::abs(residual[at]);
+                    if (p.lo) s = std::max(s, double(*p.lo));
+                    if (p.hi) s = std::min(s, double(*p.hi));
+                    out.want[at] = s;
+                    out.magnitude[at] = mag;
+                }
+            }
+        }
+    }
+    out.got = f16 ? read_half(call.c) : call.c.get_data<float>();
+    ctx().reset();
+    return out;
+}
+
+std::vector<ConvProblem> implicit_conv_problems() {
+    const auto none = std::nullopt;
+    // {batch, c_in, h, w, c_out, kh, kw, sh, sw, ph, pw, dh, dw, bias, residual, lo, hi}
+    return {
+        {2, 5, 11, 13, 37, 3, 3, 1, 1, 1, 1, 1, 1},                    // K = 45
+        {1, 16, 17, 17, 20, 3, 3, 2, 2, 1, 1, 1, 1, false, true},      // K = 144, stride 2
+        {2, 3, 19, 23, 7, 2, 5, 2, 3, 1, 2, 1, 2, true, true, 0.f, none},
+        {1, 6, 9, 20, 9, 1, 7, 1, 1, 0, 3, 1, 1, true, false, -0.5f, 0.5f},
+        {1, 4, 13, 11, 6, 3, 3, 1, 1, 2, 2, 2, 2},                     // dilation 2
+        {1, 3, 30, 30, 16, 7, 7, 2, 2, 3, 3, 1, 1, true, false, 0.f, none},  // a stem
+        {2, 5, 9, 9, 7, 1, 1, 2, 2, 0, 0, 1, 1, false},                // strided 1x1
+        {1, 2, 5, 4, 3, 3, 3, 1, 1, 3, 3, 1, 1},                       // windows all padding
+    };
+}
+
+TEST(GemmKernel, ImplicitConvMatchesFloat64) {
+    auto fits = fitting_variants();
+    ASSERT_FALSE(fits.empty());
+    uint32_t seed = 3000;
+    const auto problems = implicit_conv_problems();
+    // Every variant on the first case, without and with split K.
+    for (const GemmVariant* v : fits) {
+        for (uint32_t splits : {1u, 2u}) {
+            Outcome o = execute_conv(problems[0], v->name, splits, seed++, DType::f32);
+            EXPECT_LE(max_rel_error(o.got, o.want), 1e-5)
+                << v->name << " splits " << splits << " " << describe(problems[0]);
+        }
+    }
+    // Every case on the smallest and largest variant, split K with a short last chunk, and the
+    // default choice.
+    for (const ConvProblem& p : problems) {
+        for (const GemmVariant* v : {fits.front(), fits.back()}) {
+            for (uint32_t splits : {1u, 3u}) {
+                Outcome o = execute_conv(p, v->name, splits, seed++, DType::f32);
+                EXPECT_LE(max_rel_error(o.got, o.want), 1e-5)
+                    << v->name << " splits " << splits << " " << describe(p);
+            }
+        }
+        Outcome o = execute_conv(p, "", 0, seed++, DType::f32);
+        EXPECT_LE(max_rel_error(o.got, o.want), 1e-5) << "default " << describe(p);
+    }
+}
+
+TEST(GemmKernel, ImplicitConvFloat16) {
+    WGX_SKIP_WITHOUT_F16();
+    auto fits = fitting_variants();
+    ASSERT_FALSE(fits.empty());
+    uint32_t seed = 3500;
+    for (const ConvProblem& p : implicit_conv_problems()) {
+        const int64_t terms = p.c_in * p.kh * p.kw + 3;
+        for (uint32_t splits : {1u, 3u}) {
+            Outcome o = execute_conv(p, fits.back()->name, splits, seed++, DType::f16);
+            EXPECT_LE(f16_error_ratio(o.got, o.want, o.magnitude, terms), 1.0)
+                << fits.back()->name << " splits " << splits << " f16 " << describe(p);
+        }
+        Outcome o = execute_conv(p, "", 0, seed++, DType::f16);
+        EXPECT_LE(f16_error_ratio(o.got, o.want, o.magnitude, terms), 1.0)
+            << "default f16 " << describe(p);
+    }
+}
+
+// What an implicit-GEMM convolution cannot combine with is refused, not miscomputed.
+TEST(GemmKernel, ImplicitConvRefusesTransposedBAndScale) {
+    Tensor a = ctx().tensor(DType::f32, {4, 9});
+    Tensor b = ctx().tensor(DType::f32, {1, 1, 4, 4});
+    Tensor c = ctx().tensor(DType::f32, {1, 4, 16});
+    GemmCall call{a, b, std::nullopt, c};
+    call.p.M = 4, call.p.N = 16, call.p.K = 9, call.p.batch = 1;
+    call.p.b_batch_stride = 16, call.p.c_batch_stride = 64, call.p.alpha = 1.f;
+    ops::GemmConvGeometry g{4, 4, 16, 4, 1, 1, 1, 1, 1, 1, 3, 3};
+    call.conv = g;
+    for (int what = 0; what < 3; ++what) {
+        GemmCall bad = call;
+        if (what == 0) bad.trans_b = true;
+        if (what == 1) bad.scale = ctx().tensor(DType::f32, {16});
+        if (what == 2) bad.variant = ops::kGemvVariant;
+        ctx().reset();
+        EXPECT_THROW(ctx().record(GemmOp(bad), {bad.c}), InvalidArgument) << what;
+    }
+    ctx().reset();
 }
 
 }  // namespace

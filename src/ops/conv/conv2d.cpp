@@ -5,8 +5,10 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -74,6 +76,17 @@ GemmActivation activation_arg(const Args& args, size_t i) {
     if (*s == "silu") return GemmActivation::silu;
     if (*s == "hardswish") return GemmActivation::hardswish;
     args.fail(fmt::format("activation must be \"silu\" or \"hardswish\", got \"{}\".", *s));
+}
+
+// Whether ungrouped convolutions run as an implicit GEMM (B gathered from the input where the
+// GEMM loads it) rather than im2col into a scratch and the GEMM: yes unless the environment sets
+// WGX_IMPLICIT_GEMM=0, which keeps the unfold reachable to compare the two. Read once.
+bool implicit_gemm_enabled() {
+    static const bool enabled = [] {
+        const char* env = std::getenv("WGX_IMPLICIT_GEMM");
+        return env == nullptr || std::string_view(env) != "0";
+    }();
+    return enabled;
 }
 
 void check_fits_u32(const Args& args, const Tensor& t, const char* name) {
@@ -257,14 +270,17 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     // The GEMM form of a convolution: out[n] = W [C_out, K] @ B[n] [K, HW] + bias, with the
     // weight shared by every image, the bias broadcast along the columns and the residual and
     // the clamp (a fused activation) in the GEMM's epilogue.
-    auto record_as_gemm = [&](const Tensor& b, uint64_t K, std::string_view kind) {
+    auto record_as_gemm = [&](const Tensor& b, uint64_t K, std::string_view kind,
+                              std::optional<GemmConvGeometry> implicit = std::nullopt) {
         GemmCall call{weight, b, bias, out};
         call.p.M = uint32_t(C_out);
         call.p.N = uint32_t(HW);
         call.p.K = uint32_t(K);
         call.p.batch = uint32_t(N);
         call.p.a_batch_stride = 0;
-        call.p.b_batch_stride = uint32_t(K * HW);
+        // An implicit GEMM's B is the input itself, one image per batch.
+        call.p.b_batch_stride = implicit ? uint32_t(uint64_t(C_in) * H_in * W_in)
+                                         : uint32_t(K * HW);
         call.p.c_batch_stride = uint32_t(uint64_t(C_out) * HW);
         call.p.bias_batch_stride = 0;
         call.p.bias_row_stride = 1;
@@ -276,6 +292,7 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         call.residual = residual;
         if (p.flags & kConvHasMin) call.out_min = p.out_min;
         if (p.flags & kConvHasMax) call.out_max = p.out_max;
+        call.conv = implicit;
         record_gemm(rec, fmt::format("{}/{}", args.op(), kind), call);
     };
     if (pointwise_fits) {
@@ -283,18 +300,33 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         return;
     }
 
-    // Variant 1b: any other ungrouped, non-transposed convolution unfolds its input (im2col)
+    // Variant 1b: any other ungrouped, non-transposed convolution is the same GEMM with B the
+    // unfolded input [C_in * kH * kW, HW] per image, gathered where the GEMM loads it (an
+    // implicit GEMM, gemm_implicit_conv.wgsl): no scratch, no unfolding pass, and no size limit
+    // but the grid's.
+    const uint64_t K = uint64_t(C_in) * uint64_t(kH) * uint64_t(kW);
+    const bool gemm_grid_fits =
+        ceil_div(HW, 32) <= max_dim && ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim;
+    if (!transposed && groups == 1 && gemm_grid_fits && implicit_gemm_enabled()) {
+        GemmConvGeometry g{};
+        g.H_in = uint32_t(H_in), g.W_in = uint32_t(W_in), g.plane = uint32_t(H_in * W_in);
+        g.W_out = uint32_t(o[1]);
+        g.stride_h = p.stride_h, g.stride_w = p.stride_w, g.pad_h = p.pad_h, g.pad_w = p.pad_w;
+        g.dil_h = p.dil_h, g.dil_w = p.dil_w, g.kH = p.kH, g.kW = p.kW;
+        record_as_gemm(input, K, "implicit_gemm", g);
+        return;
+    }
+
+    // Variant 1c (WGX_IMPLICIT_GEMM=0): the explicit form, which unfolds its input (im2col)
     // into a scratch [N, C_in * kH * kW, HW] and runs the same GEMM, when the unfolded input
     // fits one binding and the grid the device. The scratch has the input's element type: the
     // unfold only copies values, so a float16 one is exact and halves the traffic of both passes.
-    const uint64_t K = uint64_t(C_in) * uint64_t(kH) * uint64_t(kW);
     const uint64_t unfolded = uint64_t(N) * K * HW;
     const uint64_t unfolded_bytes = unfolded * device_size(dt);
     const auto& limits = rec.device().limits;
     if (!transposed && groups == 1 && unfolded_bytes <= limits.max_storage_binding_bytes &&
         unfolded_bytes <= limits.max_buffer_bytes &&
-        unfolded <= std::numeric_limits<uint32_t>::max() &&
-        ceil_div(HW, 32) <= max_dim && ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim) {
+        unfolded <= std::numeric_limits<uint32_t>::max() && gemm_grid_fits) {
         Tensor cols = rec.scratch(dt, {int64_t(N), int64_t(K), int64_t(HW)});
         ConvParams q = p;
         q.threads = uint32_t(unfolded);

@@ -171,8 +171,15 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     const GemmParams& p = call.p;
     const DeviceInfo& device = rec.device();
     const DType dt = call_dtype(label, call, device);
+    if (call.conv && (call.trans_b || call.scale || call.variant == kGemvVariant ||
+                      call.conv->kH == 0 || call.conv->kW == 0)) {
+        throw InvalidArgument(fmt::format(
+            "{}: an implicit-GEMM convolution reads B as stored, on the tile kernel, with a "
+            "kernel of at least 1x1 and no scale.",
+            label));
+    }
     if (call.variant == kGemvVariant ||
-        (call.variant.empty() && !call.trans_a && p.M <= kGemvMaxRows)) {
+        (!call.conv && call.variant.empty() && !call.trans_a && p.M <= kGemvMaxRows)) {
         record_gemv(rec, label, call, dt);
         return;
     }
@@ -207,7 +214,8 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.trans_a = call.trans_a;
     f.trans_b = call.trans_b;
     f.vec_a = (call.trans_a ? p.M : p.K) % 4 == 0 && p.a_batch_stride % 4 == 0;
-    f.vec_b = (call.trans_b ? p.K : p.N) % 4 == 0 && p.b_batch_stride % 4 == 0;
+    // An implicit-GEMM convolution's B is gathered by scalars (gemm_implicit_conv.wgsl).
+    f.vec_b = !call.conv && (call.trans_b ? p.K : p.N) % 4 == 0 && p.b_batch_stride % 4 == 0;
     f.vec_c = p.N % 4 == 0 && tile_u.p.c_batch_stride % 4 == 0;
     f.has_bias = call.bias.has_value() && p.beta != 0.f;
     f.has_residual = call.residual.has_value();
@@ -217,12 +225,14 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.scale_rows = call.scale_rows;
     f.split_k = split.splits > 1;
     f.f16 = dt == DType::f16;
+    if (call.conv) f.conv_kh = call.conv->kH, f.conv_kw = call.conv->kW;
 
     Grid grid{static_cast<uint32_t>(ceil_div(p.N, v->bn())),
               static_cast<uint32_t>(ceil_div(p.M, v->bm())), p.batch * split.splits};
     check_grid(label, p, grid, device, fmt::format("{}x{} outputs each", v->bm(), v->bn()));
     std::string name = fmt::format("{}/gemm {}{}{}", label, v->name, f.trans_a ? " tA" : "",
                                    f.trans_b ? " tB" : "");
+    if (call.conv) name += fmt::format(" conv{}x{}", f.conv_kh, f.conv_kw);
     if (f.split_k) {
         name += fmt::format(" split-K {}", split.splits);
     } else {
@@ -233,17 +243,19 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     const Tensor c = f.split_k ? rec.scratch(DType::f32, {int64_t(p.batch) * split.splits,
                                                           int64_t(p.M), int64_t(p.N)})
                                : call.c;
-    // An absent bias binds A (never read). The scale's binding exists only in kernels that
-    // apply it.
+    // An absent bias binds A (never read). The scale's and the convolution geometry's binding
+    // (both 6, never together) exist only in kernels that use them.
+    const bool bind_scale = f.has_scale && !f.split_k;
+    const Binding sixth = call.conv ? Binding::uniform(*call.conv)
+                                    : bind_scale ? Binding(*call.scale) : Binding(call.a);
     const Binding bindings[] = {call.a,
                                 call.b,
                                 f.has_bias && !f.split_k ? *call.bias : call.a,
                                 c,
                                 Binding::uniform(tile_u),
                                 f.has_residual && !f.split_k ? *call.residual : call.a,
-                                f.has_scale && !f.split_k ? *call.scale : call.a};
-    const bool bind_scale = f.has_scale && !f.split_k;
-    rec.dispatch(k, std::span<const Binding>(bindings, bind_scale ? 7 : 6), grid);
+                                sixth};
+    rec.dispatch(k, std::span<const Binding>(bindings, bind_scale || call.conv ? 7 : 6), grid);
     if (f.split_k) record_splitk_reduce(rec, label, call, c, u, f.has_bias, dt);
 }
 

@@ -1,6 +1,7 @@
 // The engine's one GEMM (float32, or float16 storage with float32 arithmetic), used by mm, bmm,
-// matmul, addmm and linear (and usable by a 1x1 convolution: A = weight [C_out, C_in] shared
-// across the batch, B = image [C_in, H*W]):
+// matmul, addmm and linear, and by convolutions: a 1x1 one with A = weight [C_out, C_in] shared
+// across the batch, B = image [C_in, H*W]; a k x k one with B the image read as its unfolded
+// matrix (GemmCall::conv, an implicit GEMM):
 //   C[z] = alpha * op(A[z]) @ op(B[z]) + beta * bias    for z < batch
 // followed by the optional epilogue steps, in this order: an activation (GELU, SiLU,
 // hardswish), a scale per column or row, a residual, a clamp.
@@ -42,6 +43,17 @@ struct GemmUniform {
 };
 static_assert(sizeof(GemmUniform) == 64);
 
+// Mirrors `struct ConvGeometry` of gemm_implicit_conv.wgsl: where an implicit-GEMM convolution's
+// B operand (GemmCall::conv) gathers from. B is then the input [batch, C_in, H_in, W_in] read as
+// the unfolded [C_in * kH * kW, H_out * W_out] per image: p.K = C_in * kH * kW, p.N = H_out *
+// W_out, p.b_batch_stride = C_in * H_in * W_in.
+struct GemmConvGeometry {
+    uint32_t H_in, W_in, plane, W_out;  // plane = H_in * W_in
+    uint32_t stride_h, stride_w, pad_h, pad_w;
+    uint32_t dil_h, dil_w, kH, kW;
+};
+static_assert(sizeof(GemmConvGeometry) == 48);
+
 // The variant name that forces the few-rows kernel (gemv.wgsl); it is the default for M <=
 // kGemvMaxRows when A is not transposed.
 inline constexpr std::string_view kGemvVariant = "gemv";
@@ -71,6 +83,9 @@ struct GemmCall {
     std::string_view variant;
     // K chunks (split K, see gemm.wgsl): 0 = choose_gemm_splits, 1 = none; not for gemv.
     uint32_t splits = 0;
+    // B is a convolution's input gathered as its unfolded matrix (an implicit GEMM, see
+    // GemmConvGeometry); always the tile kernel; not with trans_b or a scale.
+    std::optional<GemmConvGeometry> conv;
 };
 
 // Records one GEMM dispatch. Strides and sizes must describe elements inside the tensors (the

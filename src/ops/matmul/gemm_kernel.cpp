@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <vector>
 
 #include "ops/common/math.wgsl.h"
 #include "ops/matmul/gemm.wgsl.h"
+#include "ops/matmul/gemm_implicit_conv.wgsl.h"
 #include "ops/matmul/gemm_params.wgsl.h"
 
 namespace wgx::ops {
@@ -63,6 +65,7 @@ struct Operand {
     bool along_k;
     bool vec;
     bool f16;             // stored as float16: each load widens to f32
+    bool conv = false;    // B of an implicit-GEMM convolution (gemm_implicit_conv.wgsl)
 };
 
 // `load` (an expression of the operand's element type) as f32 / vec4<f32>.
@@ -73,6 +76,9 @@ std::string widen(const Operand& o, const std::string& load) {
 
 // fetch_a / fetch_b: four elements from index `i` (m or n) and `k`, zero outside the matrix.
 std::string fetch_body(const Operand& o) {
+    // The loads in the K loop call conv_gather directly with the columns worked out before the
+    // loop (prefetch, conv_column_slots); this whole-element form is what fetch_b means.
+    if (o.conv) return "    return conv_gather(base, conv_columns(n), k);\n";
     const char* i = o.name == 'a' ? "m" : "n";
     if (o.vec) {
         if (o.along_k) {
@@ -136,12 +142,37 @@ std::string prefetch(const GemmVariant& v, const Operand& o, const char* indent)
         s += fmt::format("{}{{\n{}    let g = tid + {}u;\n", indent, indent, first);
         std::string load = fmt::format("p{}{} = fetch_{}({}, {});", o.name, n, o.name, o.base,
                                        coords);
+        if (o.conv) {
+            // The slot's columns (n0 + (g % (BN / 4)) * 4) do not change along K: their windows
+            // were placed once, before the loop (conv_column_slots).
+            load = fmt::format("p{}{} = conv_gather({}, bcols{}, k0 + g / {}u);", o.name, n,
+                               o.base, first % (o.tile / 4), o.tile / 4);
+        }
         if (guard) {
             s += fmt::format("{}    if (g < {}u) {{ {} }}\n", indent, total, load);
         } else {
             s += fmt::format("{}    {}\n", indent, load);
         }
         s += fmt::format("{}}}\n", indent);
+    }
+    return s;
+}
+
+// An implicit-GEMM convolution's B: the windows of the four columns each load slot fetches,
+// placed once before the K loop. Slot `first` loads columns n0 + ((tid + first) % (BN / 4)) * 4,
+// so slots whose `first` agree modulo BN / 4 (all of them when the workgroup is a multiple of
+// BN / 4 invocations) share one bcols<first % (BN / 4)>, which saves registers.
+std::string conv_column_slots(const GemmVariant& v, const Operand& o) {
+    const uint32_t threads = v.invocations();
+    const uint32_t q = o.tile / 4;
+    std::string s;
+    std::vector<uint32_t> placed;
+    for (uint32_t first = 0; first < slots(v, o); first += threads) {
+        const uint32_t r = first % q;
+        if (std::find(placed.begin(), placed.end(), r) != placed.end()) continue;
+        placed.push_back(r);
+        s += fmt::format("    let bcols{} = conv_columns({} + ((tid + {}u) % {}u) * 4u);\n", r,
+                         o.origin, r, q);
     }
     return s;
 }
@@ -267,7 +298,13 @@ uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint
 
 std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
     const Operand a{'a', "A", "params.M", "m0", "a_base", v.bm(), !f.trans_a, f.vec_a, f.f16};
-    const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b, f.f16};
+    const bool conv = f.implicit_conv();
+    if (conv && (f.trans_b || f.vec_b || f.has_scale || f.conv_kw == 0)) {
+        throw std::logic_error(
+            "gemm_wgsl: an implicit-GEMM convolution reads B stored, by scalars, without a scale");
+    }
+    const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b, f.f16,
+                    conv};
     // Element types as stored. With split K, C is the float32 scratch of partial sums.
     const char* s = f.f16 ? "f16" : "f32";
     const bool c_f16 = f.f16 && !f.split_k;
@@ -281,7 +318,10 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
         "const SPLIT_K = {};\n"
         "alias AElem = {};\nalias BElem = {};\nalias CElem = {};\n"
         "alias BiasElem = {};\nalias RElem = {};\n\n",
-        f.f16 ? "enable f16;\n" : "", v.name, f.trans_a ? "A^T" : "A", f.trans_b ? " B^T" : " B",
+        f.f16 ? "enable f16;\n" : "", v.name, f.trans_a ? "A^T" : "A",
+        f.trans_b ? std::string(" B^T")
+                  : conv ? fmt::format(" B = conv {}x{} input", f.conv_kh, f.conv_kw)
+                         : std::string(" B"),
         f.vec_a ? " vec_a" : "", f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
         f.split_k ? " split-K" : (std::string(f.has_bias ? " bias" : "") +
                                   std::string(gemm_activation_label(f.activation)) +
@@ -379,6 +419,7 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
             decl += fmt::format("    var p{}{} = vec4<f32>(0.0);\n", o->name, n);
         }
     }
+    if (conv) decl += conv_column_slots(v, b);
     replace_marker(text, "DECLARE", decl);
     replace_marker(text, "PREFETCH_FIRST", prefetch(v, a, "    ") + prefetch(v, b, "    "));
     replace_marker(text, "PREFETCH_NEXT",
@@ -419,6 +460,12 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
         }
     }
     replace_marker(text, "EPILOGUE", epilogue);
+    if (conv) {
+        // The kernel size as constants (gemm_implicit_conv.wgsl divides by them), then the
+        // gather; WGSL declarations may follow their use.
+        text += fmt::format("\nconst KH = {}u;\nconst KW = {}u;\n", f.conv_kh, f.conv_kw);
+        text += wgsl::ops_matmul_gemm_implicit_conv;
+    }
     return text;
 }
 

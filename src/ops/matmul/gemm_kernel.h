@@ -70,6 +70,12 @@ struct GemmShapeFlags {
     bool split_k = false;       // write raw partial sums per K chunk (see gemm.wgsl)
     bool f16 = false;           // A, B, bias, residual and C stored as float16 (with split_k,
                                 // C is the float32 scratch of partial sums)
+    // An implicit-GEMM convolution: B is a convolution's input, read as its unfolded (im2col)
+    // matrix by gathering each element where it is loaded (gemm_implicit_conv.wgsl, geometry in
+    // binding 6) with a kernel of conv_kh x conv_kw taps; 0 x 0: B is a matrix. Needs B stored
+    // (not transposed), scalar access and no scale.
+    uint32_t conv_kh = 0, conv_kw = 0;
+    bool implicit_conv() const { return conv_kh != 0; }
 };
 
 // The complete WGSL of one kernel (gemm.wgsl with the variant's code filled in).
