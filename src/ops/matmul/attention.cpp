@@ -102,8 +102,11 @@ class Attention final : public Op {
         p.dv = uint32_t(DV);
         p.scale = float(args.number(7, "scale"));
         p.zero_masked_rows = args.boolean(8, "zero_masked_rows") ? 1u : 0u;
+        // The sizes are pipeline constants so the tile loops have fixed trip counts (one
+        // pipeline per attention shape of a model).
         Kernel kernel = rec.kernel(fmt::format("{}{}", name(), dt == DType::f16 ? " f16" : ""),
-                                   wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_attention));
+                                   wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_attention),
+                                   {{"D", double(D)}, {"DV", double(DV)}, {"LK", double(Lk)}});
         rec.dispatch(kernel, {q, k, v, out, Binding::uniform(p)},
                      Grid{uint32_t((Lq + kRowsPerGroup - 1) / kRowsPerGroup), uint32_t(B), 1});
     }

@@ -1,34 +1,71 @@
-// wgx.attention: out[b, i, :] = softmax_j(scale * q[b, i, :] . k[b, j, :]) @ v[b, :, :]
-// in one dispatch. q, k and v are strided views of their tensors (element (b, r, c) at
-// offset + b * batch + r * row + c * col), so the copies that cut them out of a fused
-// projection need not run; out is contiguous [B, Lq, DV].
+// wgx.attention: k and v pass through workgroup memory in tiles loaded along their rows, within
+// the 16 KiB of workgroup memory every WebGPU device has.
+// Why: when each invocation read its own key's row of k one element per step (the kernel
+// before this one, 46.7 us per ViT-B/16 layer on the H200 against 35.1 us for this one), a
+// warp's load touched 32 rows (32 cache sectors for 32 floats) and each step waited for its
+// own miss, 64 steps in a row, and the weighted sum walked v's keys the same way. Here consecutive
+// invocations load consecutive elements of a row (a sector per 8 floats), all loads of a tile
+// are issued together, and they are issued two tiles ahead into registers (a tile's registers
+// are refilled as soon as the tile is in workgroup memory), so a tile waits for loads that were
+// issued two tiles earlier, not for its own. D, DV and LK are pipeline-override constants
+// (fixed trip counts).
 //
-// A workgroup of 256 invocations takes 8 query rows of one batch entry (workgroup_id.x: the
-// block of rows, workgroup_id.y: b). The 8 rows are held as two vec4 lanes (rows 0-3 and 4-7)
-// so each key element loaded once serves all 8 rows:
-//   1. q rows (times scale) into workgroup memory, transposed to vec4s per column;
-//   2. the scores of the 8 rows against every key, one key per invocation, into workgroup
-//      memory (a vec4 pair per key);
-//   3. per row, max and sum of exp through a reduction of 32 invocations each; the scores
-//      become exp(s - max);
-//   4. out = exp-scores @ v: invocation (c, g) takes output column c (and c + 64) of rows 2g
-//      and 2g + 1, scaled by 1 / sum.
-// 256 invocations rather than fewer: the work per row block is small and serial (a dot product
-// per key, a sum over keys per output), so what hides the memory latency is many warps per
-// compute unit (on the H200 a 64-invocation version took 51 us per vit layer).
-// Workgroup memory: 32 * (LK_MAX + D_MAX) + 4 * WG bytes = 13 KiB, inside the 16 KiB WebGPU
-// guarantees; the op takes Lk <= LK_MAX, D <= D_MAX and DV <= 2 * 64.
+// out[b, i, :] = softmax_j(scale * q[b, i, :] . k[b, j, :]) @ v[b, :, :], q, k, v strided views
+// (element (b, r, c) at offset + b * batch + r * row + c * col), out contiguous [B, Lq, DV].
+// A workgroup of WG invocations takes ROWS query rows of one batch entry (workgroup_id.x: the
+// block of rows, workgroup_id.y: b):
+//   1. q rows (times scale) into workgroup memory, zero past D and past Lq;
+//   2. scores: k in tiles of KT_KEYS keys x KT_COLS columns (zero past Lk and D), one tile per
+//      stage (column tiles inner); invocation (jj, rg) = (tid % KT_KEYS, tid / KT_KEYS) sums
+//      key jj's products with rows rg, rg + RG, ... and stores their scores after the key's
+//      last column tile;
+//   3. per row, max and sum of exp over LANES invocations; the scores become exp(s - max),
+//      zero for the padding keys up to a multiple of VT_KEYS;
+//   4. out = exp-scores @ v: v in tiles of VT_KEYS keys x VT_COLS columns (key tiles inner);
+//      invocation (c, g) = (tid % VT_COLS, tid / VT_COLS) sums column c of rows g, g + G, ...
+//      and stores them, times 1 / sum, after the last key tile.
+// The k tile's vec4 slots are swizzled (slot c4 ^ (key & 7) of the key's row), so the 8
+// invocations of a quarter warp reading 8 keys' same columns hit 8 different banks.
+// Workgroup memory: the scores, ROWS x LK_MAX floats (8 KiB), and one area used in turn for q
+// and the k tile (4 + 4 KiB), the row reductions (2 KiB), the v tile (8 KiB): 16 KiB.
 //
 // A row whose scores are all -inf (every key masked) gives 0 when params.zero_masked_rows is
-// set (the guard PyTorch's exported attention puts around softmax), else NaN as softmax itself
-// gives.
+// set, else NaN as softmax itself gives (1 / 0 times 0), as in the built-in kernel.
 // S: the element type as stored (prepended): f32, or f16 with f32 arithmetic.
+
+// Set by the pipeline from the call: D = params.d, DV = params.dv, LK = params.lk.
+override D: u32;
+override DV: u32;
+override LK: u32;
+// Derived from them.
+override NC: u32 = (D + KT_COLS - 1u) / KT_COLS;               // column tiles of k
+override K_STAGES: u32 = (LK + KT_KEYS - 1u) / KT_KEYS * NC;
+override NKV: u32 = (LK + VT_KEYS - 1u) / VT_KEYS;              // key tiles of v
+override V_STAGES: u32 = (DV + VT_COLS - 1u) / VT_COLS * NKV;
 
 const LK_MAX = 256u;
 const D_MAX = 128u;
 const ROWS = 8u;
 const WG = 256u;
-const ROW_LANES = 32u;  // invocations per row in the softmax statistics (WG / ROWS)
+const KT_KEYS = 32u;  // k tile: keys (a multiple of 32 dividing WG)
+const KT_COLS = 32u;  // k tile: columns (a multiple of 32: 8 vec4 slots for the swizzle)
+const VT_KEYS = 32u;  // v tile: keys (a multiple of 4 dividing LK_MAX)
+const VT_COLS = 64u;  // v tile: columns (a multiple of 32 dividing WG)
+const LANES = WG / ROWS;              // invocations per row in phase 3
+const KPER = KT_KEYS * KT_COLS / WG;  // k tile elements each invocation loads
+const VPER = VT_KEYS * VT_COLS / WG;  // v tile elements each invocation loads
+const RG = WG / KT_KEYS;              // row groups of phase 2
+const SPI = ROWS / RG;                // rows per invocation in phase 2
+const G = WG / VT_COLS;               // row groups of phase 4
+const OPI = ROWS / G;                 // rows per invocation in phase 4
+// The shared area, in vec4s: q (ROWS x D_MAX floats) at Q4, the k tile at K4; later the row
+// reductions (2 x WG floats) at 0; then the v tile (VT_KEYS x VT_COLS floats) at 0.
+const Q4 = 0u;
+const K4 = ROWS * D_MAX / 4u;
+const X4 = max(max(K4 + KT_KEYS * KT_COLS / 4u, 2u * WG / 4u), VT_KEYS * VT_COLS / 4u);
+const_assert KT_KEYS % 32u == 0u && WG % KT_KEYS == 0u && ROWS % RG == 0u;
+const_assert KT_COLS % 32u == 0u && VT_COLS % 32u == 0u && WG % VT_COLS == 0u;
+const_assert LK_MAX % VT_KEYS == 0u && VT_KEYS % 4u == 0u && ROWS % G == 0u;
 
 struct View {
     offset: u32,
@@ -57,11 +94,8 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> out: array<S>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-var<workgroup> q_lo: array<vec4<f32>, D_MAX>;   // rows 0-3, per column of q
-var<workgroup> q_hi: array<vec4<f32>, D_MAX>;   // rows 4-7
-var<workgroup> p_lo: array<vec4<f32>, LK_MAX>;  // scores, then exp(s - max), per key
-var<workgroup> p_hi: array<vec4<f32>, LK_MAX>;
-var<workgroup> partial: array<f32, WG>;
+var<workgroup> ps: array<vec4<f32>, ROWS * LK_MAX / 4u>;  // score (r, j): float r * LK_MAX + j
+var<workgroup> xs: array<vec4<f32>, X4>;
 
 const NEG_MAX = -3.4028234663852886e38;
 
@@ -69,143 +103,231 @@ fn at(view: View, b: u32, r: u32, c: u32) -> u32 {
     return view.offset + b * view.batch + r * view.row + c * view.col;
 }
 
-// The max (max_not_sum) or sum over the ROW_LANES invocations that share a row, each holding
-// one partial value.
-fn row_reduce(tid: u32, value: f32, max_not_sum: bool) -> f32 {
-    partial[tid] = value;
-    workgroupBarrier();
-    let first = (tid / ROW_LANES) * ROW_LANES;
-    var r = partial[first];
-    for (var i = 1u; i < ROW_LANES; i++) {
-        let x = partial[first + i];
-        r = select(r + x, max(r, x), max_not_sum);
+fn score(r: u32, j: u32) -> f32 {
+    return ps[r * (LK_MAX / 4u) + (j >> 2u)][j & 3u];
+}
+
+fn set_score(r: u32, j: u32, x: f32) {
+    ps[r * (LK_MAX / 4u) + (j >> 2u)][j & 3u] = x;
+}
+
+// Float i of the shared area.
+fn get_x(i: u32) -> f32 {
+    return xs[i >> 2u][i & 3u];
+}
+
+fn set_x(i: u32, x: f32) {
+    xs[i >> 2u][i & 3u] = x;
+}
+
+// This invocation's elements of k stage s (key tile s / NC, column tile s % NC), 0 past Lk and
+// D: element tid + i * WG of the tile, row-major.
+fn load_k(b: u32, tid: u32, s: u32, buf: ptr<function, array<f32, KPER>>) {
+    for (var i = 0u; i < KPER; i++) {
+        let e = tid + i * WG;
+        let j = (s / NC) * KT_KEYS + e / KT_COLS;
+        let c = (s % NC) * KT_COLS + e % KT_COLS;
+        var x = 0.0;
+        if (j < LK && c < D) {
+            x = f32(k[at(params.k, b, j, c)]);
+        }
+        (*buf)[i] = x;
+    }
+}
+
+// This invocation's elements of v stage s (column tile s / NKV, key tile s % NKV), 0 past Lk
+// and DV.
+fn load_v(b: u32, tid: u32, s: u32, buf: ptr<function, array<f32, VPER>>) {
+    for (var i = 0u; i < VPER; i++) {
+        let e = tid + i * WG;
+        let j = (s % NKV) * VT_KEYS + e / VT_COLS;
+        let c = (s / NKV) * VT_COLS + e % VT_COLS;
+        var x = 0.0;
+        if (j < LK && c < DV) {
+            x = f32(v[at(params.v, b, j, c)]);
+        }
+        (*buf)[i] = x;
+    }
+}
+
+// Phase 2, stage s: the tile from `buf` into workgroup memory, stage s + 2's loads into `buf`,
+// the tile's products into `acc`, and the scores after the key tile's last column tile.
+fn k_stage(b: u32, tid: u32, s: u32, buf: ptr<function, array<f32, KPER>>,
+           acc: ptr<function, array<f32, SPI>>) {
+    for (var i = 0u; i < KPER; i++) {
+        let e = tid + i * WG;
+        let key = e / KT_COLS;
+        let c = e % KT_COLS;
+        xs[K4 + key * (KT_COLS / 4u) + ((c >> 2u) ^ (key & 7u))][c & 3u] = (*buf)[i];
     }
     workgroupBarrier();
-    return r;
+    if (s + 2u < K_STAGES) {
+        load_k(b, tid, s + 2u, buf);
+    }
+    let jj = tid % KT_KEYS;
+    let rg = tid / KT_KEYS;
+    let dc = s % NC;
+    if (dc == 0u) {
+        for (var t = 0u; t < SPI; t++) {
+            (*acc)[t] = 0.0;
+        }
+    }
+    let krow = K4 + jj * (KT_COLS / 4u);
+    for (var c4 = 0u; c4 < KT_COLS / 4u; c4++) {
+        let kv = xs[krow + (c4 ^ (jj & 7u))];
+        for (var t = 0u; t < SPI; t++) {
+            let r = rg + t * RG;
+            (*acc)[t] += dot(kv, xs[Q4 + r * (D_MAX / 4u) + dc * (KT_COLS / 4u) + c4]);
+        }
+    }
+    let j = (s / NC) * KT_KEYS + jj;
+    if (dc == NC - 1u && j < LK) {
+        for (var t = 0u; t < SPI; t++) {
+            set_score(rg + t * RG, j, (*acc)[t]);
+        }
+    }
+    workgroupBarrier();
 }
 
-// exp-scores of key j for the row pair an invocation of phase 4 takes (rows 0-1, 2-3, 4-5 or
-// 6-7: `upper` picks p_hi, `odd` the second pair of the vec4).
-fn weights(j: u32, upper: bool, odd: bool) -> vec2<f32> {
-    let pj = select(p_lo[j], p_hi[j], upper);
-    return select(pj.xy, pj.zw, odd);
+// Phase 4, stage s: the tile from `buf` into workgroup memory, stage s + 2's loads into `buf`,
+// the tile's products into `o`, and the outputs (times `inv`) after the last key tile.
+fn v_stage(b: u32, tid: u32, i0: u32, s: u32, buf: ptr<function, array<f32, VPER>>,
+           o: ptr<function, array<f32, OPI>>, inv: ptr<function, array<f32, OPI>>) {
+    for (var i = 0u; i < VPER; i++) {
+        set_x(tid + i * WG, (*buf)[i]);
+    }
+    workgroupBarrier();
+    if (s + 2u < V_STAGES) {
+        load_v(b, tid, s + 2u, buf);
+    }
+    let c = tid % VT_COLS;
+    let g = tid / VT_COLS;
+    let kt = s % NKV;
+    if (kt == 0u) {
+        for (var t = 0u; t < OPI; t++) {
+            (*o)[t] = 0.0;
+        }
+    }
+    for (var j4 = 0u; j4 < VT_KEYS / 4u; j4++) {
+        let at0 = 4u * j4 * VT_COLS + c;
+        let vv = vec4<f32>(get_x(at0), get_x(at0 + VT_COLS), get_x(at0 + 2u * VT_COLS),
+                           get_x(at0 + 3u * VT_COLS));
+        for (var t = 0u; t < OPI; t++) {
+            let r = g + t * G;
+            (*o)[t] += dot(ps[r * (LK_MAX / 4u) + kt * (VT_KEYS / 4u) + j4], vv);
+        }
+    }
+    let col = (s / NKV) * VT_COLS + c;
+    if (kt == NKV - 1u && col < DV) {
+        for (var t = 0u; t < OPI; t++) {
+            let i = i0 + g + t * G;
+            if (i < params.lq) {
+                out[(b * params.lq + i) * DV + col] = S((*o)[t] * (*inv)[t]);
+            }
+        }
+    }
+    workgroupBarrier();
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
     let b = wid.y;
     let i0 = wid.x * ROWS;
 
-    // 1. The block's q rows, scaled, transposed to a vec4 pair per column; rows past Lq are 0.
-    for (var e = tid; e < ROWS * params.d; e += WG) {
-        let r = e / params.d;
-        let c = e % params.d;
+    // The first two k tiles' loads go out before q's, all in flight together.
+    var ka: array<f32, KPER>;
+    var kb: array<f32, KPER>;
+    load_k(b, tid, 0u, &ka);
+    if (1u < K_STAGES) {
+        load_k(b, tid, 1u, &kb);
+    }
+
+    // 1. q rows, scaled, row-major with D_MAX columns: zero past D and for rows past Lq.
+    for (var e = tid; e < ROWS * D_MAX; e += WG) {
+        let r = e / D_MAX;
+        let c = e % D_MAX;
         var x = 0.0;
-        if (i0 + r < params.lq) {
+        if (i0 + r < params.lq && c < D) {
             x = params.scale * f32(q[at(params.q, b, i0 + r, c)]);
         }
-        if (r < 4u) {
-            q_lo[c][r] = x;
-        } else {
-            q_hi[c][r & 3u] = x;
+        set_x(Q4 * 4u + e, x);
+    }
+
+    // 2. Scores, stages alternating between the two register tiles.
+    var acc: array<f32, SPI>;
+    for (var s = 0u; s < K_STAGES; s += 2u) {
+        k_stage(b, tid, s, &ka, &acc);
+        if (s + 1u < K_STAGES) {
+            k_stage(b, tid, s + 1u, &kb, &acc);
         }
     }
-    workgroupBarrier();
 
-    // 2. Scores: invocation j takes keys j, j + WG, ...
-    for (var j = tid; j < params.lk; j += WG) {
-        var lo = vec4<f32>(0.0);
-        var hi = vec4<f32>(0.0);
-        let base = at(params.k, b, j, 0u);
-        for (var c = 0u; c < params.d; c++) {
-            let kc = f32(k[base + c * params.k.col]);
-            lo += kc * q_lo[c];
-            hi += kc * q_hi[c];
-        }
-        p_lo[j] = lo;
-        p_hi[j] = hi;
+    // The first two v tiles' loads go out now and arrive during the softmax.
+    var va: array<f32, VPER>;
+    var vb: array<f32, VPER>;
+    load_v(b, tid, 0u, &va);
+    if (1u < V_STAGES) {
+        load_v(b, tid, 1u, &vb);
     }
-    workgroupBarrier();
 
-    // 3. Softmax statistics of row `row` over keys lane, lane + ROW_LANES, ... (the 8 rows'
-    // values of one key are a vec4 pair; `upper` picks the vec4, `r4` the lane in it).
-    let row = tid / ROW_LANES;
-    let lane = tid % ROW_LANES;
-    let upper = row >= 4u;
-    let r4 = row & 3u;
+    // 3. Softmax statistics of row `row` over keys lane, lane + LANES, ...: the max and whether
+    // any score is finite (a -inf score stays below NEG_MAX), reduced together.
+    let row = tid / LANES;
+    let lane = tid % LANES;
     var m = NEG_MAX;
     var finite_key = 0.0;
-    for (var j = lane; j < params.lk; j += ROW_LANES) {
-        let s = select(p_lo[j], p_hi[j], upper)[r4];
-        // A -inf score stays below NEG_MAX.
+    for (var j = lane; j < LK; j += LANES) {
+        let s = score(row, j);
         if (s >= NEG_MAX) {
             finite_key = 1.0;
         }
         m = max(m, s);
     }
-    let row_max = row_reduce(tid, m, true);
-    let zero_row = params.zero_masked_rows != 0u && row_reduce(tid, finite_key, true) == 0.0;
-    var total = 0.0;
-    for (var j = lane; j < params.lk; j += ROW_LANES) {
-        var e = 0.0;
-        if (!zero_row) {
-            e = exp(select(p_lo[j], p_hi[j], upper)[r4] - row_max);
-        }
-        if (upper) {
-            p_hi[j][r4] = e;
-        } else {
-            p_lo[j][r4] = e;
-        }
-        total += e;
-    }
-    // A fully masked row sums to 0: 1 / 0 makes its outputs NaN (0 * inf), as softmax's own
-    // 0 / 0 would, unless zero_masked_rows asks for zeros.
-    let row_sum = row_reduce(tid, total, false);
-    if (lane == 0u) {
-        partial[row] = select(1.0 / row_sum, 0.0, zero_row);
+    set_x(tid, m);
+    set_x(WG + tid, finite_key);
+    workgroupBarrier();
+    let first = row * LANES;
+    var row_max = get_x(first);
+    var any_finite = get_x(WG + first);
+    for (var i = 1u; i < LANES; i++) {
+        row_max = max(row_max, get_x(first + i));
+        any_finite = max(any_finite, get_x(WG + first + i));
     }
     workgroupBarrier();
-    let inv_lo = vec4<f32>(partial[0], partial[1], partial[2], partial[3]);
-    let inv_hi = vec4<f32>(partial[4], partial[5], partial[6], partial[7]);
+    let zero_row = params.zero_masked_rows != 0u && any_finite == 0.0;
+    // Keys up to a multiple of VT_KEYS: phase 4 reads whole tiles, the padding as 0.
+    var total = 0.0;
+    for (var j = lane; j < NKV * VT_KEYS; j += LANES) {
+        var e = 0.0;
+        if (!zero_row && j < LK) {
+            e = exp(score(row, j) - row_max);
+        }
+        set_score(row, j, e);
+        total += e;
+    }
+    set_x(tid, total);
+    workgroupBarrier();
+    // 1 / sum for phase 4's rows, from the lanes' partial sums. A row sums to 0 exactly when
+    // it has no finite score (else its largest contributes exp(0) = 1) or it was zeroed: then
+    // 1 / 0 makes its outputs NaN (0 * inf), as softmax's own 0 / 0 would, unless
+    // zero_masked_rows asks for zeros.
+    var inv: array<f32, OPI>;
+    for (var t = 0u; t < OPI; t++) {
+        let r = tid / VT_COLS + t * G;
+        var sum = 0.0;
+        for (var i = 0u; i < LANES; i++) {
+            sum += get_x(r * LANES + i);
+        }
+        inv[t] = select(1.0 / sum, 0.0, params.zero_masked_rows != 0u && sum == 0.0);
+    }
+    workgroupBarrier();
 
-    // 4. out columns c and c + 64 of rows 2g and 2g + 1, for invocation (c, g) = (tid % 64,
-    // tid / 64); the four invocations of a column read the same v elements.
-    let g = tid / 64u;
-    let inv = select(select(inv_lo.xy, inv_lo.zw, (g & 1u) == 1u),
-                     select(inv_hi.xy, inv_hi.zw, (g & 1u) == 1u), g >= 2u);
-    let odd = (g & 1u) == 1u;
-    let upper_pair = g >= 2u;
-    for (var c = tid % 64u; c < params.dv; c += 64u) {
-        var acc = vec2<f32>(0.0);
-        let base = at(params.v, b, 0u, c);
-        let row = params.v.row;
-        // Eight keys at a time, their v loads issued together: each key is another row of v,
-        // so one at a time the loop waits a cache miss per key (the H200 took ~50 us a call).
-        var j = 0u;
-        for (; j + 8u <= params.lk; j += 8u) {
-            let at0 = base + j * row;
-            let x0 = f32(v[at0]);
-            let x1 = f32(v[at0 + row]);
-            let x2 = f32(v[at0 + 2u * row]);
-            let x3 = f32(v[at0 + 3u * row]);
-            let x4 = f32(v[at0 + 4u * row]);
-            let x5 = f32(v[at0 + 5u * row]);
-            let x6 = f32(v[at0 + 6u * row]);
-            let x7 = f32(v[at0 + 7u * row]);
-            acc += x0 * weights(j, upper_pair, odd) + x1 * weights(j + 1u, upper_pair, odd) +
-                   x2 * weights(j + 2u, upper_pair, odd) + x3 * weights(j + 3u, upper_pair, odd) +
-                   x4 * weights(j + 4u, upper_pair, odd) + x5 * weights(j + 5u, upper_pair, odd) +
-                   x6 * weights(j + 6u, upper_pair, odd) + x7 * weights(j + 7u, upper_pair, odd);
-        }
-        for (; j < params.lk; j++) {
-            acc += f32(v[base + j * row]) * weights(j, upper_pair, odd);
-        }
-        acc *= inv;
-        for (var r = 0u; r < 2u; r++) {
-            let i = i0 + 2u * g + r;
-            if (i < params.lq) {
-                out[(b * params.lq + i) * params.dv + c] = S(acc[r]);
-            }
+    // 4. out = exp-scores @ v, stages alternating between the two register tiles.
+    var o: array<f32, OPI>;
+    for (var s = 0u; s < V_STAGES; s += 2u) {
+        v_stage(b, tid, i0, s, &va, &o, &inv);
+        if (s + 1u < V_STAGES) {
+            v_stage(b, tid, i0, s + 1u, &vb, &o, &inv);
         }
     }
 }
