@@ -64,7 +64,8 @@ void print_device(const GlobalOptions& global) {
     fmt::print("  maxBufferSize                      {}\n", l.max_buffer_bytes);
 }
 
-// One argument of a call, short: "v12 f32[1, 197, 768]", "v3=2", "v7=[0, 2, 1]", "none".
+// One argument of a call, short: "v12 f32[1, 197, 768]", "v3=2", "v7=[0, 2, 1]", "v9=\"silu\"",
+// "none".
 std::string describe_arg(const program::Graph& g, int32_t id) {
     if (id < 0 || static_cast<size_t>(id) >= g.values.size()) return "none";
     const program::Value& v = g.values[static_cast<size_t>(id)];
@@ -75,6 +76,9 @@ std::string describe_arg(const program::Graph& g, int32_t id) {
     if (const auto* i = std::get_if<program::Int>(&v)) return fmt::format("v{}={}", id, i->value);
     if (const auto* d = std::get_if<program::Double>(&v)) return fmt::format("v{}={}", id, d->value);
     if (const auto* b = std::get_if<program::Bool>(&v)) return fmt::format("v{}={}", id, b->value);
+    if (const auto* s = std::get_if<program::String>(&v)) {
+        return fmt::format("v{}=\"{}\"", id, s->value);
+    }
     if (const auto* l = std::get_if<program::IntList>(&v)) {
         return fmt::format("v{}=[{}]", id, fmt::join(l->items, ", "));
     }
