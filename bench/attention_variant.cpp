@@ -9,24 +9,11 @@
 #include <sstream>
 
 #include "ops/common/float16_support.h"
+#include "ops/matmul/attention_params.h"
 #include "wgx/error.h"
 
 namespace wgx::bench {
 namespace {
-
-// What src/ops/matmul/attention.cpp passes (its Params uniform, the limits of its arguments).
-struct View {
-    uint32_t offset, batch, row, col;
-};
-struct AttentionParams {
-    View q, k, v;
-    uint32_t lq, lk, d, dv;
-    float scale;
-    uint32_t zero_masked_rows, pad0 = 0, pad1 = 0;
-};
-static_assert(sizeof(AttentionParams) == 80);
-constexpr int64_t kMaxKeys = 256;
-constexpr int64_t kMaxHeadSize = 128;
 
 const std::vector<std::string> kOverrideNames = {"D", "DV", "LK", "WG"};
 const std::vector<std::string> kVec4Names = {"q", "k", "v"};
@@ -92,19 +79,6 @@ void parse_directive(AttentionVariant& v) {
     }
 }
 
-View checked_view(const Args& args, size_t i, const char* name, const Tensor& t, int64_t B,
-                  int64_t rows, int64_t cols) {
-    const std::vector<int64_t> v = args.int_list(i, name);
-    if (v.size() != 4 || std::any_of(v.begin(), v.end(),
-                                     [](int64_t x) { return x < 0 || x > int64_t(UINT32_MAX); })) {
-        args.fail(fmt::format("{} must be 4 strides in [0, 2^32).", name));
-    }
-    if (v[0] + (B - 1) * v[1] + (rows - 1) * v[2] + (cols - 1) * v[3] >= t.numel()) {
-        args.fail(fmt::format("{} reaches past the end of its tensor.", name));
-    }
-    return View{uint32_t(v[0]), uint32_t(v[1]), uint32_t(v[2]), uint32_t(v[3])};
-}
-
 // Recorder::kernel takes its overrides as an initializer list; the variant's are known only
 // when its file is read.
 Kernel compile(Recorder& rec, const std::string& label, std::string wgsl,
@@ -145,31 +119,19 @@ void AttentionVariantOp::record(Recorder& rec, const Args& args) const {
     const Tensor& out = args.tensor(9, "out");
     const DType dt =
         ops::one_float_type(rec, args, {{&q, "q"}, {&k, "k"}, {&v, "v"}, {&out, "out"}});
-    const std::vector<int64_t> sizes = args.int_list(6, "sizes");
-    if (sizes.size() != 5) args.fail("sizes must be [B, Lq, Lk, D, DV].");
-    const int64_t B = sizes[0], Lq = sizes[1], Lk = sizes[2], D = sizes[3], DV = sizes[4];
+    // The op's own argument checks and Params (a variant takes exactly what the op takes).
+    const ops::AttentionCall call = ops::attention_call(args);
+    const int64_t B = call.B, Lq = call.Lq, Lk = call.Lk, D = call.D, DV = call.DV;
     const DeviceLimits& lim = rec.device().limits;
     const int64_t groups = (Lq + var.rows - 1) / var.rows;
-    if (B < 1 || Lq < 1 || Lk < 1 || D < 1 || DV < 1 || Lk > kMaxKeys || D > kMaxHeadSize ||
-        DV > kMaxHeadSize || B > lim.max_workgroups_per_dimension ||
-        groups > lim.max_workgroups_per_dimension || out.numel() != B * Lq * DV) {
-        args.fail(fmt::format("sizes [{}, {}, {}, {}, {}] outside what wgx.attention takes.", B,
-                              Lq, Lk, D, DV));
+    if (B > lim.max_workgroups_per_dimension || groups > lim.max_workgroups_per_dimension) {
+        args.fail(fmt::format("sizes [{}, {}, {}, {}, {}] need more workgroups than the device "
+                              "allows per dimension.", B, Lq, Lk, D, DV));
     }
     if (var.wg > lim.max_workgroup_invocations) {
         args.fail(fmt::format("{} declares wg={}; the device allows {} invocations per "
                               "workgroup.", var.path, var.wg, lim.max_workgroup_invocations));
     }
-    AttentionParams p{};
-    p.q = checked_view(args, 3, "q_view", q, B, Lq, D);
-    p.k = checked_view(args, 4, "k_view", k, B, Lk, D);
-    p.v = checked_view(args, 5, "v_view", v, B, Lk, DV);
-    p.lq = uint32_t(Lq);
-    p.lk = uint32_t(Lk);
-    p.d = uint32_t(D);
-    p.dv = uint32_t(DV);
-    p.scale = float(args.number(7, "scale"));
-    p.zero_masked_rows = args.boolean(8, "zero_masked_rows") ? 1u : 0u;
 
     std::vector<Override> overrides;
     for (const std::string& name : var.overrides) {
@@ -180,7 +142,7 @@ void AttentionVariantOp::record(Recorder& rec, const Args& args) const {
     const std::string label =
         fmt::format("attention variant/{}{}", var.label, dt == DType::f16 ? " f16" : "");
     Kernel kernel = compile(rec, label, ops::wgsl_alias(dt, "S") + var.wgsl, overrides);
-    std::vector<Binding> bindings{q, k, v, out, Binding::uniform(p)};
+    std::vector<Binding> bindings{q, k, v, out, Binding::uniform(call.params)};
     for (const std::string& name : var.vec4) {
         bindings.push_back(name == "q" ? q : name == "k" ? k : v);
     }

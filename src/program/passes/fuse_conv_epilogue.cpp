@@ -23,6 +23,15 @@ std::string_view activation_name(const OpCall& op) {
     return "";
 }
 
+// Whether the convolution's input, weight and bias are each written at most once, so the call
+// may move later in the chain and still read the same values.
+bool inputs_stable(const Graph& g, const Uses& uses, const OpCall& conv) {
+    for (size_t a = 0; a < 3; ++a) {
+        if (tensor_at(g, conv.args[a]) && uses.write_count(conv.args[a]) > 1) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 size_t fuse_conv_epilogue(Graph& g) {
@@ -40,13 +49,7 @@ size_t fuse_conv_epilogue(Graph& g) {
         auto groups = number_at(g, conv.args[8]);
         if (!transposed || transposed->value || !groups || *groups != 1) continue;
         // The convolution will run later: none of what it reads may be written twice.
-        bool inputs_stable = true;
-        for (size_t a = 0; a < 3; ++a) {
-            if (tensor_at(g, conv.args[a]) && uses.write_count(conv.args[a]) > 1) {
-                inputs_stable = false;
-            }
-        }
-        if (!inputs_stable) continue;
+        if (!inputs_stable(g, uses, conv)) continue;
 
         const size_t j = uses.reader.at(t);
         const OpCall& add = g.chain[j];
@@ -117,13 +120,7 @@ size_t fuse_conv_activation(Graph& g) {
         }
         // The convolution will run later (at the activation's place): none of what it reads
         // may be written twice.
-        bool inputs_stable = true;
-        for (size_t a = 0; a < 3; ++a) {
-            if (tensor_at(g, conv.args[a]) && uses.write_count(conv.args[a]) > 1) {
-                inputs_stable = false;
-            }
-        }
-        if (!inputs_stable) continue;
+        if (!inputs_stable(g, uses, conv)) continue;
 
         const size_t j = uses.reader.at(t);
         const OpCall& act = g.chain[j];
