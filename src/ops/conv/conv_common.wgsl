@@ -18,8 +18,9 @@ override HAS_RESIDUAL: bool = false;
 @group(0) @binding(4) var<uniform> params: Params;
 @group(0) @binding(5) var<storage, read> residual: array<S>;  // the input when there is none
 
-// Bias, the residual at out's index `at`, then the fused clamp (max first, so min > max yields
-// max, as torch.clamp).
+// Bias, the fused activation (wgx.conv_activation: conv2d.cpp writes it into the marker line
+// below, empty otherwise), the residual at out's index `at`, then the fused clamp (max first, so
+// min > max yields max, as torch.clamp).
 fn epilogue(acc: f32, co: u32, at: u32) -> f32 {
     var v = acc;
     if ((params.flags & HAS_BIAS) != 0u) {

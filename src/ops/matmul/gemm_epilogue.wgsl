@@ -1,6 +1,7 @@
 // The GEMM epilogue of one output element, for the kernels that finish elements one at a time
 // (gemv.wgsl, gemm_splitk_reduce.wgsl; gemm.wgsl applies the same steps to vec4s): alpha, the
-// bias, the activation (ACTIVATION: 0 none, 1 GELU erf, 2 GELU tanh; common/math.wgsl), the
+// bias, the activation (ACTIVATION: 0 none, 1 GELU erf, 2 GELU tanh; common/math.wgsl; SiLU
+// and hardswish are written into the //@ACTIVATE line by gemm.cpp, empty otherwise), the
 // scale (per column, or per row with SCALE_ROWS), the residual at C's index `at`, the clamp.
 // Appended to a kernel that declares Params `params`, the bindings bias, scale and residual and
 // the overrides HAS_BIAS, ACTIVATION, HAS_SCALE, SCALE_ROWS, HAS_RESIDUAL and HAS_CLAMP.
