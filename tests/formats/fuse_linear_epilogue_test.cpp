@@ -117,6 +117,28 @@ TEST(FuseLinearEpilogue, VitResidualThroughAView) {
     expect_valid(g);
 }
 
+// linear -> silu / hardswish (a MobileNetV3 classifier's first layer): one call with that
+// activation.
+TEST(FuseLinearEpilogue, SiluAndHardswishFollowingALinear) {
+    for (const char* act : {"silu", "hardswish"}) {
+        Builder b;
+        const int32_t x = b.tensor({1, 96}), w = b.constant({40, 96}), bias = b.constant({40}),
+                      h = b.tensor({1, 40}), y = b.tensor({1, 40});
+        b.linear(x, w, bias, h);
+        b.call(std::string("aten.") + act + ".default", {h, y});
+        b.g.input_ids = {x};
+        b.g.output_ids = {y};
+        Graph& g = b.g;
+        EXPECT_EQ(fuse_linear_epilogue(g), 1u) << act;
+        ASSERT_EQ(call_names(g), (std::vector<std::string>{kFused})) << act;
+        const Fused f = fused_args(g, g.chain[0]);
+        EXPECT_EQ(f.activation, act);
+        EXPECT_EQ(f.x, x);
+        EXPECT_EQ(f.out, y);
+        expect_valid(g);
+    }
+}
+
 // linear -> gelu (each approximate spelling) -> linear -> add: two fused calls; the first's
 // output feeds the second.
 TEST(FuseLinearEpilogue, MlpBlockBecomesTwoCalls) {

@@ -8,6 +8,7 @@
 // (GemmKernel.ActivationAndScaleEpilogues): only a GPU adapter splits K by default.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -23,7 +24,7 @@ struct Case {
     Shape input;        // [..., K]
     int64_t N;          // output features
     bool bias;
-    std::string act;    // "none", "gelu", "gelu_tanh"
+    std::string act;    // "none", "gelu", "gelu_tanh", "silu", "hardswish"
     Shape scale;        // empty: none
     bool residual;
     Shape out;          // empty: input's leading dims with N
@@ -42,6 +43,8 @@ double activate(double v, const std::string& act) {
     if (act == "gelu_tanh") {
         return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
     }
+    if (act == "silu") return v / (1.0 + std::exp(-v));
+    if (act == "hardswish") return v * std::clamp(v + 3.0, 0.0, 6.0) / 6.0;
     return v;
 }
 
@@ -88,6 +91,10 @@ std::vector<Case> cases() {
         // Row-major output: each step alone, then together; odd sizes take the scalar paths.
         {{7, 13}, 17, true, "gelu", {}, false, {}},
         {{7, 13}, 17, true, "gelu_tanh", {}, false, {}},
+        {{7, 13}, 17, true, "silu", {}, false, {}},
+        {{9, 31}, 23, true, "hardswish", {}, false, {}},
+        {{1, 96}, 40, true, "hardswish", {}, false, {}},  // one row: the gemv path
+        {{3, 200}, 41, false, "silu", {41}, true, {}},
         {{2, 5, 31}, 37, false, "gelu", {}, false, {}},
         {{33, 29}, 23, true, "none", {}, true, {1, 33, 23}},  // out reshaped, as ViT's add
         {{33, 29}, 23, true, "none", {23}, false, {}},

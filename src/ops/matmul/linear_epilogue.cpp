@@ -2,13 +2,13 @@
 // block does right after it, in the GEMM's epilogue (one dispatch; two with split K):
 //   y = act(input @ weight^T + bias) * scale + residual
 // No exporter writes it; the graph pass program/passes/fuse_linear_epilogue builds it from
-// aten.linear followed by aten.gelu, aten.mul.Tensor (a layer scale), aten.add.Tensor (a
+// aten.linear followed by aten.gelu (or aten.silu, aten.hardswish), aten.mul.Tensor (a layer scale), aten.add.Tensor (a
 // residual) and a permute_copy to channels-first, with the reshapes in between. The steps run
 // in the order those ops do (PyTorch: linear -> gelu; linear -> mul(gamma) -> add).
 // Args: [input, weight, bias?, activation, scale?, residual?, channels_first, out]
 //   input [..., K], weight [N, K], bias [N] (or one element) as aten.linear; M = input's rows;
-//   activation: "none", "gelu" (aten.gelu, approximate "none": exact, through erf) or
-//     "gelu_tanh" (approximate "tanh");
+//   activation: "none", "gelu" (aten.gelu, approximate "none": exact, through erf),
+//     "gelu_tanh" (approximate "tanh"), "silu" or "hardswish";
 //   scale: N elements (any shape), one per output feature;
 //   residual: out's shape, read in out's layout;
 //   channels_first false: out holds M * N elements, y in row-major [M, N] order (its shape is
@@ -34,8 +34,10 @@ GemmActivation parse_activation(const Args& args, size_t i) {
     if (*s == "none") return GemmActivation::none;
     if (*s == "gelu") return GemmActivation::gelu;
     if (*s == "gelu_tanh") return GemmActivation::gelu_tanh;
-    args.fail(fmt::format("activation must be \"none\", \"gelu\" or \"gelu_tanh\", got \"{}\".",
-                          *s));
+    if (*s == "silu") return GemmActivation::silu;
+    if (*s == "hardswish") return GemmActivation::hardswish;
+    args.fail(fmt::format("activation must be \"none\", \"gelu\", \"gelu_tanh\", \"silu\" or "
+                          "\"hardswish\", got \"{}\".", *s));
 }
 
 class LinearEpilogue final : public Op {

@@ -32,7 +32,7 @@ const Tensor* plain_f32(const Graph& g, int32_t id) {
 }
 
 // The chain's steps in the order the fused op applies them; each may appear once, in order.
-enum class Step { linear, gelu, channels_first, scale, residual };
+enum class Step { linear, activation, channels_first, scale, residual };
 
 // What the walk from the linear layer has found so far.
 struct Pattern {
@@ -55,8 +55,12 @@ std::optional<int32_t> other_operand(const OpCall& op, int32_t value) {
     return a == value ? b : a;
 }
 
-// gelu's approximate argument as the fused op's activation: "gelu" or "gelu_tanh".
-std::optional<std::string> gelu_activation(const Graph& g, const OpCall& op) {
+// The fused op's activation for an activation call: gelu's approximate argument as "gelu" or
+// "gelu_tanh", "silu", "hardswish"; none for other calls.
+std::optional<std::string> activation_of(const Graph& g, const OpCall& op) {
+    if (op.name == "aten.silu.default" && op.args.size() == 2) return "silu";
+    if (op.name == "aten.hardswish.default" && op.args.size() == 2) return "hardswish";
+    if (op.name != kGelu) return std::nullopt;
     if (op.args.size() == 2 || (op.args.size() == 3 && is_null(g, op.args[1]))) return "gelu";
     if (op.args.size() != 3) return std::nullopt;
     const auto* s = std::get_if<String>(&g.values[static_cast<size_t>(op.args[1])]);
@@ -152,11 +156,10 @@ size_t fuse_linear_epilogue(Graph& g) {
                     (nt->dims.size() < 2 || nt->dims[0] != p.batch || nt->dims[1] != features)) {
                     break;
                 }
-            } else if (op.name == kGelu && p.last < Step::gelu && op.args[0] == p.value) {
-                auto act = gelu_activation(g, op);
-                if (!act) break;
+            } else if (auto act = activation_of(g, op);
+                       act && p.last < Step::activation && op.args[0] == p.value) {
                 p.activation = *act;
-                step = Step::gelu;
+                step = Step::activation;
             } else if (op.name == kPermute && p.last < Step::channels_first &&
                        op.args[0] == p.value &&
                        moves_features_to_dim1(g, op, vt->dims, nt->dims, features)) {

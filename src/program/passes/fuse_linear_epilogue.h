@@ -1,7 +1,8 @@
 // Graph pass: folds what follows a linear layer in a transformer block into its GEMM's
 // epilogue. A chain
 //     t = aten.linear(x, w, b?)
-//         aten.gelu(., approximate)                  (optional)
+//         aten.gelu(., approximate), aten.silu(.)
+//         or aten.hardswish(.)                        (optional)
 //         aten.permute_copy(., [0, r-1, 1, .., r-2])  (optional: features to dim 1, as
 //                                                      ConvNeXt's NHWC -> NCHW; rank r >= 3)
 //         aten.mul.Tensor(., gamma)  or  (gamma, .)   (optional: gamma one value per feature)
