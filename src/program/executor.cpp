@@ -8,6 +8,7 @@
 #include "ops/registry.h"
 #include "program/graph.h"
 #include "program/graph_check.h"
+#include "program/memory_plan.h"
 #include "wgx/context.h"
 
 namespace wgx {
@@ -89,10 +90,12 @@ class ProgramRecorder {
         }
     }
 
-    // One GPU buffer per pool, as large as its largest member. The members of an alias group
-    // (a tensor and its reshapes, graph.h) share one pool id, so binding each tensor to its
-    // pool's buffer at offset 0 with its own shape makes them views of the same bytes; a
-    // member without a pool would silently get a buffer of its own, hence the check.
+    // One GPU buffer per pool, as large as the furthest end of a member. The members of an
+    // alias group (a tensor, its reshapes and its contiguous chunks, graph.h) share one pool
+    // id, so binding each tensor to its pool's buffer at its alias offset (0 for all but
+    // chunks; always a multiple of 256 bytes, which every device accepts) with its own shape
+    // makes them views of the same bytes; a member without a pool would silently get a buffer
+    // of its own, hence the check.
     void allocate_pools() {
         for (size_t g = 0; g < graph_.alias_groups.size(); ++g) {
             for (int32_t id : graph_.alias_groups[g]) {
@@ -105,7 +108,8 @@ class ProgramRecorder {
         for (const auto& v : graph_.values) {
             const auto* t = std::get_if<program::Tensor>(&v);
             if (t == nullptr || t->constant_id >= 0 || t->mem_obj_id < 0) continue;
-            uint64_t bytes = program::host_nbytes(*t) / host_size(t->dtype) * device_size(t->dtype);
+            const uint64_t bytes =
+                program::device_end(graph_, static_cast<int32_t>(&v - graph_.values.data()));
             uint64_t& s = sizes[t->mem_obj_id];
             s = std::max(s, (bytes + 3) / 4 * 4);
         }
@@ -131,7 +135,8 @@ class ProgramRecorder {
                                  e.what()));
             }
         } else if (t.mem_obj_id >= 0) {
-            tensors_[id] = ctx_.make_tensor(pools_.at(t.mem_obj_id), 0, t.dtype, shape);
+            const uint64_t offset = program::alias_offset(graph_, id) * device_size(t.dtype);
+            tensors_[id] = ctx_.make_tensor(pools_.at(t.mem_obj_id), offset, t.dtype, shape);
         } else {
             uint64_t bytes = program::host_nbytes(t) / host_size(t.dtype) * device_size(t.dtype);
             tensors_[id] = ctx_.make_tensor(ctx_.allocate(bytes, fmt::format("value {}", id)), 0,

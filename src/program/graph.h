@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -66,12 +67,31 @@ struct Graph {
     // bytes). Readers leave it empty; the memory planner gives each group one pool and one
     // lifetime (memory_plan.h), and graph_check checks the rules a group must keep.
     std::vector<std::vector<int32_t>> alias_groups;
+    // Members of an alias group that start inside the group's storage rather than at its
+    // start: value id -> offset in elements (the group's one dtype). A split into contiguous
+    // chunks (a channel split at batch 1) makes each chunk such a member; members not listed
+    // start at 0. Every offset, in GPU bytes, is a multiple of kAliasOffsetAlignment, and
+    // offset + size stays within the group's first member, which is at offset 0 and holds the
+    // whole storage (graph_check).
+    std::map<int32_t, uint64_t> alias_offsets;
     // Keeps constant bytes alive (the file's bytes, a weights.bin, a .ptd). Shared so a Graph
     // can be copied cheaply.
     std::vector<std::shared_ptr<const std::vector<uint8_t>>> storage;
     // Where the graph came from, e.g. "model.pte: method forward", for messages.
     std::string origin;
 };
+
+// The alignment of every alias offset in GPU bytes: WebGPU's minStorageBufferOffsetAlignment
+// is a power of two of at most 256 on every device, so a tensor bound at a multiple of 256
+// bytes is accepted everywhere. The passes cannot know the device; with this rule the
+// executor never needs a fallback copy for an offset the device would refuse.
+inline constexpr uint64_t kAliasOffsetAlignment = 256;
+
+// The element offset of `id` within its alias group's storage (0 for every other value).
+inline uint64_t alias_offset(const Graph& graph, int32_t id) {
+    const auto it = graph.alias_offsets.find(id);
+    return it == graph.alias_offsets.end() ? 0 : it->second;
+}
 
 // Calls f(id) for the value an op argument names, or, when that value is a list (cat's inputs,
 // an op's several outputs), for each present item of it. Ids outside the graph are skipped.

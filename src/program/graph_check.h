@@ -36,8 +36,10 @@ uint64_t host_nbytes(const Tensor& tensor);
 void check_graph(const Graph& graph, std::string_view file);
 
 // The rules of Graph::alias_groups (tensors viewing one storage), a LoadError naming `file`
-// and the group otherwise: members are non-constant, static-shape tensors of one dtype and
-// element count, neither graph inputs nor outputs, each in one group, written at most once,
+// and the group otherwise: members are non-constant, static-shape tensors of one dtype, each
+// within the group's first member (its storage, at offset 0) at its own offset (Graph::
+// alias_offsets, whose ids must all be members; 256-byte aligned on the GPU), neither graph
+// inputs nor outputs, each in one group, written at most once,
 // and all without a pool or all in the same one; no op reads a member of a group while it
 // writes a member of the same group (WebGPU forbids binding one buffer both writable and
 // read-only in a dispatch). Part of check_graph; the memory planner runs it again.

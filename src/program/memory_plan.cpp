@@ -101,17 +101,22 @@ void assign_memory_pools(Graph& graph) {
     // first member standing for all, alive from the first use of any member to the last use of
     // any member. (Checking members one by one would let another tensor take the pool between
     // the producer's write and a later read of a view, overwriting the data.) Members have the
-    // same size (checked), and either all share a pool already or none has one.
+    // bytes the group spans (its members at their offsets, all within its largest member at
+    // offset 0: checked), and either all share a pool already or none has one.
     std::vector<bool> stands_in(graph.values.size(), false);
+    std::map<int32_t, uint64_t> group_bytes;  // by first member
     for (const auto& group : graph.alias_groups) {
         if (group.empty()) continue;
         Lifetime merged;
+        uint64_t end = 0;
         for (int32_t id : group) {
             const Lifetime& life = lives[static_cast<size_t>(id)];
             merged.first = std::min(merged.first, life.first);
             merged.last = std::max(merged.last, life.last);
+            end = std::max(end, device_end(graph, id));
         }
         lives[static_cast<size_t>(group.front())] = merged;
+        group_bytes[group.front()] = end;
         for (size_t i = 1; i < group.size(); ++i) stands_in[static_cast<size_t>(group[i])] = true;
     }
 
@@ -145,7 +150,8 @@ void assign_memory_pools(Graph& graph) {
             free_by_size.emplace(pools[busy.top().second].size, busy.top().second);
             busy.pop();
         }
-        const uint64_t size = device_nbytes(tensor);
+        const auto spans = group_bytes.find(id);
+        const uint64_t size = spans != group_bytes.end() ? spans->second : device_nbytes(tensor);
         size_t index = 0;
         // The smallest free pool that already fits, else the largest (least growth).
         auto fit = free_by_size.lower_bound(size);
@@ -179,10 +185,15 @@ std::map<int32_t, uint64_t> pool_sizes(const Graph& graph) {
     for (const auto& v : graph.values) {
         const auto* t = std::get_if<Tensor>(&v);
         if (!t || t->constant_id >= 0 || t->mem_obj_id < 0) continue;
-        uint64_t bytes = host_nbytes(*t) / host_size(t->dtype) * device_size(t->dtype);
+        const uint64_t bytes = device_end(graph, static_cast<int32_t>(&v - graph.values.data()));
         pools[t->mem_obj_id] = std::max(pools[t->mem_obj_id], bytes);
     }
     return pools;
+}
+
+uint64_t device_end(const Graph& graph, int32_t id) {
+    const auto& t = std::get<Tensor>(graph.values[static_cast<size_t>(id)]);
+    return (alias_offset(graph, id) + host_nbytes(t) / host_size(t.dtype)) * device_size(t.dtype);
 }
 
 uint64_t pool_bytes(const Graph& graph) {

@@ -1,5 +1,6 @@
 // The engine's own memory plan: which tensors may share one GPU buffer ("pool", the graph's
-// mem_obj_id; every member starts at offset 0 and the pool is as large as its largest member).
+// mem_obj_id; every member starts at offset 0 and the pool is as large as its largest member,
+// except alias group members with an offset (Graph::alias_offsets), which start there).
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,9 @@ namespace wgx::program {
 //   - other tensors are placed greedily in first-use order into a pool whose members' lifetimes
 //     (first to last use in the chain, inclusive) do not overlap theirs, preferring the pool
 //     whose size is closest to theirs; otherwise a new pool is opened.
-//   - the members of an alias group (Graph::alias_groups: one storage under several shapes)
-//     get one pool together, placed as one tensor alive from the first use of any member to
+//   - the members of an alias group (Graph::alias_groups: one storage under several shapes,
+//     some members perhaps at an offset into it) get one pool together, placed as one tensor
+//     as large as the bytes they span, alive from the first use of any member to
 //     the last use of any member, so no other tensor takes the pool while a member lives;
 // Existing ids (from VkGraph memory planning) are kept; new ids start above the largest one,
 // so new pools never merge with planned ones. (Only if a file chose ids so high that new ones
@@ -27,7 +29,10 @@ namespace wgx::program {
 // (check_graph); the result still passes check_graph.
 void assign_memory_pools(Graph& graph);
 
-// Bytes of each pool as the executor allocates it (its largest member, in GPU element sizes).
+// Where tensor `id` ends in its pool's buffer, in GPU bytes: its alias offset plus its size.
+uint64_t device_end(const Graph& graph, int32_t id);
+
+// Bytes of each pool as the executor allocates it (the largest device_end of its members).
 std::map<int32_t, uint64_t> pool_sizes(const Graph& graph);
 uint64_t pool_bytes(const Graph& graph);
 

@@ -247,7 +247,7 @@ TEST(AliasGroupsCheck, RejectsBrokenGroups) {
     {
         Graph g = valid_group();
         std::get<Tensor>(g.values[2]).dims = {3, 5};
-        expect_rejected(g, "same bytes");
+        expect_rejected(g, "reaches past the end");
     }
     {
         Graph g = valid_group();

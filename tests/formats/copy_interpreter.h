@@ -5,8 +5,10 @@
 // op's debug handle and word k (mod size) of each tensor it reads (items of value lists
 // included; a value list of outputs gets one such tensor per item), so any misplaced word
 // changes the outputs.
-// Run `pooled`, every tensor lives in its memory pool's words (at offset 0, as the executor
-// binds pools; alias group members share them), otherwise each value has its own.
+// split_with_sizes_copy, split_copy and slice_copy gather their piece as the ops do.
+// Run `pooled`, every tensor lives in its memory pool's words (at its alias offset, 0 for most,
+// as the executor binds pools; alias group members share them), otherwise each value has its
+// own.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -133,6 +135,31 @@ inline Words run_call(const program::Graph& g, const program::OpCall& call,
         }
         return detail::gather(tensor_ins[0], out_dims, strides, index * in_strides[dim]);
     }
+    if (name == "aten.split_with_sizes_copy.default" || name == "aten.split_copy.Tensor" ||
+        name == "aten.slice_copy.Tensor") {
+        // Piece `out` of the input along dim: same strides, starting at its first index.
+        const bool slice = name == "aten.slice_copy.Tensor";
+        const auto& in_dims = std::get<Tensor>(g.values[size_t(call.args[0])]).dims;
+        const auto in_strides = detail::strides_of(in_dims);
+        const auto dim = size_t(detail::wrap(
+            std::get<Int>(g.values[size_t(call.args[slice ? 1 : 2])]).value, in_dims.size()));
+        int64_t start = 0;
+        if (slice) {
+            if (const auto* s = std::get_if<Int>(&g.values[size_t(call.args[2])])) {
+                start = std::clamp<int64_t>(s->value < 0 ? s->value + in_dims[dim] : s->value, 0,
+                                            in_dims[dim]);
+            }
+            std::vector<int64_t> strides = in_strides;
+            strides[dim] *= std::get<Int>(g.values[size_t(call.args[4])]).value;
+            return detail::gather(tensor_ins[0], out_dims, strides, start * in_strides[dim]);
+        }
+        // The pieces before `out` in the output list come first.
+        for (int32_t item : std::get<ValueList>(g.values[size_t(call.args[3])]).items) {
+            if (item == out) break;
+            if (item >= 0) start += std::get<Tensor>(g.values[size_t(item)]).dims[dim];
+        }
+        return detail::gather(tensor_ins[0], out_dims, in_strides, start * in_strides[dim]);
+    }
     if (name == "aten.expand_copy.default") {
         // Broadcast: a size-1 input dim (or a missing leading one) repeats with stride 0.
         const auto& in_dims = std::get<Tensor>(g.values[size_t(call.args[0])]).dims;
@@ -166,18 +193,22 @@ inline Words run_call(const program::Graph& g, const program::OpCall& call,
 inline std::vector<Words> simulate(const program::Graph& g, const std::vector<Words>& inputs,
                                    bool pooled) {
     std::map<int32_t, Words> pools, own;
+    // Where `id` starts in its storage: its alias offset when pooled.
+    auto start = [&](int32_t id) { return pooled ? long(program::alias_offset(g, id)) : 0L; };
     auto storage = [&](int32_t id) -> Words& {
         Words& w = pooled ? pools[pool_of(g, id)] : own[id];
-        if (w.size() < numel_of(g, id)) w.resize(numel_of(g, id), 0xdead);
+        if (w.size() < size_t(start(id)) + numel_of(g, id)) {
+            w.resize(size_t(start(id)) + numel_of(g, id), 0xdead);
+        }
         return w;
     };
     auto read = [&](int32_t id) {
         Words& w = storage(id);
-        return Words(w.begin(), w.begin() + long(numel_of(g, id)));
+        return Words(w.begin() + start(id), w.begin() + start(id) + long(numel_of(g, id)));
     };
     for (size_t i = 0; i < g.input_ids.size(); ++i) {
         Words& w = storage(g.input_ids[i]);
-        std::copy(inputs[i].begin(), inputs[i].end(), w.begin());
+        std::copy(inputs[i].begin(), inputs[i].end(), w.begin() + start(g.input_ids[i]));
     }
     for (const auto& call : g.chain) {
         std::vector<Words> ins;
@@ -190,7 +221,7 @@ inline std::vector<Words> simulate(const program::Graph& g, const std::vector<Wo
         program::for_each_arg_value(g, call.args.back(), [&](int32_t out) {
             const Words result = run_call(g, call, ins, out, which++);
             Words& w = storage(out);
-            std::copy(result.begin(), result.end(), w.begin());
+            std::copy(result.begin(), result.end(), w.begin() + start(out));
         });
     }
     std::vector<Words> outs;

@@ -1,7 +1,8 @@
 // Reshapes as aliases on the GPU (passes/alias_reshapes): a program whose views share their
 // input's buffer gives the same numbers as the same program run with buffer copies, including
 // a dispatch that reads two views of one buffer and tensors made while a view is still to be
-// read (they must not take its buffer).
+// read (they must not take its buffer); and a split and a slice into contiguous chunks, whose
+// outputs are the input's buffer bound at an offset.
 #include <algorithm>
 #include <string>
 
@@ -68,6 +69,50 @@ TEST(ProgramAliases, ViewsShareTheBufferAndMatchTheCopies) {
         ctx().record(prog, {x, out});
         ctx().submit();
         EXPECT_EQ(out.get_data<float>(), cube) << "fuse " << fuse;
+        ctx().reset();
+    }
+}
+
+// a = relu(x [1, 4, 64]); split a along dim 1 into p [1, 1, 64] and q [1, 3, 64] (q at
+// element 64: 256 bytes); r = q[:, 1:3] (element 128 of a: 512 bytes); out = r * p, so
+// out[0, c, w] = relu(x[0, 2 + c, w]) * relu(x[0, 0, w]). With the passes, the split and the
+// slice leave the chain and the mul reads two offsets of a's buffer.
+pg::Graph chunks_graph() {
+    pg::Graph g;
+    g.origin = "chunk example";
+    g.values = {f32({1, 4, 64}), f32({1, 4, 64}), pg::IntList{{1, 3}}, pg::Int{1},
+                f32({1, 1, 64}), f32({1, 3, 64}), pg::ValueList{{4, 5}}, pg::Int{3},
+                f32({1, 2, 64}), f32({1, 2, 64})};
+    g.chain = {{"aten.relu.default", {0, 1}},
+               {"aten.split_with_sizes_copy.default", {1, 2, 3, 6}},
+               {"aten.slice_copy.Tensor", {5, 3, 3, 7, 3, 8}},
+               {"aten.mul.Tensor", {8, 4, 9}}};
+    g.input_ids = {0};
+    g.output_ids = {9};
+    return g;
+}
+
+TEST(ProgramAliases, ChunksAtAnOffsetMatchTheCopies) {
+    const std::vector<float> xs = random_floats(256, 11);
+    std::vector<float> want(128);
+    for (size_t c = 0; c < 2; ++c) {
+        for (size_t w = 0; w < 64; ++w) {
+            want[c * 64 + w] = std::max(xs[(2 + c) * 64 + w], 0.f) * std::max(xs[w], 0.f);
+        }
+    }
+    for (bool fuse : {true, false}) {
+        ProgramOptions options;
+        options.fuse = fuse;
+        Program prog = Program::from_graph(chunks_graph(), options);
+        EXPECT_EQ(prog.graph().chain.size(), fuse ? 2u : 4u) << "fuse " << fuse;
+        EXPECT_EQ(prog.graph().alias_offsets.size(), fuse ? 2u : 0u) << "fuse " << fuse;
+
+        Tensor x = ctx().tensor(DType::f32, {1, 4, 64}).set_data(xs);
+        Tensor out = ctx().tensor(DType::f32, {1, 2, 64});
+        ctx().reset();
+        ctx().record(prog, {x, out});
+        ctx().submit();
+        EXPECT_EQ(out.get_data<float>(), want) << "fuse " << fuse;
         ctx().reset();
     }
 }

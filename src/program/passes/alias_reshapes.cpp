@@ -4,10 +4,12 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <vector>
 
+#include "program/passes/contiguous_chunks.h"
 #include "program/passes/graph_uses.h"
 #include "program/passes/permutation.h"
 
@@ -143,22 +145,46 @@ std::vector<size_t> first_reads(const Graph& g) {
     return first;
 }
 
-// Union-find over value ids: values that share storage.
+// Union-find over value ids: values that share storage, each at an element position
+// relative to its parent (so relative to its root once found).
 class Storage {
   public:
-    explicit Storage(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-    int32_t root(int32_t id) {
-        while (parent_[static_cast<size_t>(id)] != id) {
-            auto& p = parent_[static_cast<size_t>(id)];
-            p = parent_[static_cast<size_t>(p)];
-            id = p;
-        }
-        return id;
+    explicit Storage(size_t n) : parent_(n), delta_(n, 0) {
+        std::iota(parent_.begin(), parent_.end(), 0);
     }
-    void join(int32_t a, int32_t b) { parent_[static_cast<size_t>(root(b))] = root(a); }
+    // The root of `id` and where `id` starts relative to the root.
+    std::pair<int32_t, int64_t> find(int32_t id) {
+        int64_t at = 0;
+        int32_t r = id;
+        while (parent_[static_cast<size_t>(r)] != r) {
+            at += delta_[static_cast<size_t>(r)];
+            r = parent_[static_cast<size_t>(r)];
+        }
+        // Path compression: every node on the way points at the root with its total offset.
+        int64_t left = at;
+        while (parent_[static_cast<size_t>(id)] != r) {
+            const int32_t next = parent_[static_cast<size_t>(id)];
+            const int64_t step = delta_[static_cast<size_t>(id)];
+            parent_[static_cast<size_t>(id)] = r;
+            delta_[static_cast<size_t>(id)] = left;
+            left -= step;
+            id = next;
+        }
+        return {r, at};
+    }
+    int32_t root(int32_t id) { return find(id).first; }
+    // `b` starts `offset` elements after `a`.
+    void join(int32_t a, int32_t b, int64_t offset) {
+        const auto [ra, at_a] = find(a);
+        const auto [rb, at_b] = find(b);
+        if (ra == rb) return;
+        parent_[static_cast<size_t>(rb)] = ra;
+        delta_[static_cast<size_t>(rb)] = at_a + offset - at_b;
+    }
 
   private:
     std::vector<int32_t> parent_;
+    std::vector<int64_t> delta_;
 };
 
 class Finder {
@@ -187,6 +213,31 @@ class Finder {
         return read == kNoRead || read > i;
     }
 
+    // Whether call `i`, which cuts its input into `chunks` (contiguous_chunks), may become
+    // aliases at offsets: the reshape rules for the input and for every output, and each
+    // offset a multiple of kAliasOffsetAlignment in GPU bytes (graph.h: then every device
+    // accepts the binding, so the executor needs no fallback). All outputs or none: a call
+    // left in the chain writes all of them.
+    bool can_alias_chunks(size_t i, const std::vector<Chunk>& chunks) const {
+        const int32_t self = g_.chain[i].args.front();
+        const Tensor* in = tensor_at(g_, self);
+        if (!in || chunks.empty()) return false;
+        if (in->constant_id >= 0 || boundary_.count(self) || in->dynamic_bound) return false;
+        if (uses_.write_count(self) != 1 || uses_.writer.at(self) >= i) return false;
+        for (const Chunk& chunk : chunks) {
+            const Tensor* res = tensor_at(g_, chunk.id);
+            if (!res || chunk.id == self || res->constant_id >= 0 || boundary_.count(chunk.id)) {
+                return false;
+            }
+            if (res->dtype != in->dtype || res->dynamic_bound || numel(*res) == 0) return false;
+            if (chunk.offset * device_size(in->dtype) % kAliasOffsetAlignment != 0) return false;
+            if (uses_.write_count(chunk.id) != 1) return false;  // its one writer is call i
+            const size_t read = first_read_[static_cast<size_t>(chunk.id)];
+            if (read != kNoRead && read <= i) return false;
+        }
+        return true;
+    }
+
   private:
     const Graph& g_;
     Uses uses_;
@@ -197,29 +248,40 @@ class Finder {
 }  // namespace
 
 size_t alias_reshapes(Graph& g) {
-    std::vector<bool> removed(g.chain.size(), false);
+    // Per removed call, its outputs and where each starts in its input (0 for reshapes).
+    std::vector<std::optional<std::vector<Chunk>>> removed(g.chain.size());
     size_t count = 0;
     {
         const Finder finder(g);
         for (size_t i = 0; i < g.chain.size(); ++i) {
-            if (is_contiguous_reshape(g, g.chain[i]) && finder.can_alias(i)) {
-                removed[i] = true;
-                ++count;
+            const OpCall& call = g.chain[i];
+            if (is_contiguous_reshape(g, call) && finder.can_alias(i)) {
+                removed[i] = std::vector<Chunk>{{call.args.back(), 0}};
+            } else if (auto chunks = contiguous_chunks(g, call);
+                       chunks && finder.can_alias_chunks(i, *chunks)) {
+                removed[i] = std::move(chunks);
             }
+            if (removed[i]) ++count;
         }
     }
     if (count == 0) return 0;
 
-    // Groups from an earlier run stay joined with the new ones.
+    // Groups from an earlier run stay joined with the new ones, at their offsets.
     Storage storage(g.values.size());
     for (const auto& group : g.alias_groups) {
-        for (int32_t id : group) storage.join(group.front(), id);
+        for (int32_t id : group) {
+            storage.join(group.front(), id,
+                         static_cast<int64_t>(alias_offset(g, id)) -
+                             static_cast<int64_t>(alias_offset(g, group.front())));
+        }
     }
     std::vector<OpCall> kept;
     kept.reserve(g.chain.size() - count);
     for (size_t i = 0; i < g.chain.size(); ++i) {
         if (removed[i]) {
-            storage.join(g.chain[i].args.front(), g.chain[i].args.back());
+            for (const Chunk& chunk : *removed[i]) {
+                storage.join(g.chain[i].args.front(), chunk.id, static_cast<int64_t>(chunk.offset));
+            }
         } else {
             kept.push_back(std::move(g.chain[i]));
         }
@@ -241,9 +303,27 @@ size_t alias_reshapes(Graph& g) {
         if (it != by_root.end()) it->second.push_back(v);
     }
     g.alias_groups.clear();
+    g.alias_offsets.clear();
     for (auto& [root, group] : by_root) {
-        // The file's pools assumed one buffer per tensor: the group is placed anew, as a unit.
-        for (int32_t id : group) std::get<Tensor>(g.values[static_cast<size_t>(id)]).mem_obj_id = -1;
+        // Offsets count from the group's start: the member that begins first (the tensor the
+        // others view; every join puts a view inside its input, so that member spans them).
+        int64_t start = std::numeric_limits<int64_t>::max();
+        for (int32_t id : group) start = std::min(start, storage.find(id).second);
+        // That member comes first (graph_check: a group's first member is its storage); of
+        // several at the start (reshapes of it, a first chunk), the one with most elements.
+        auto holds = [&](int32_t id) -> uint64_t {
+            if (storage.find(id).second != start) return 0;
+            return numel(std::get<Tensor>(g.values[static_cast<size_t>(id)]));
+        };
+        const auto first = std::max_element(group.begin(), group.end(),
+                                            [&](int32_t a, int32_t b) { return holds(a) < holds(b); });
+        std::rotate(group.begin(), first, first + 1);
+        for (int32_t id : group) {
+            const int64_t at = storage.find(id).second - start;
+            if (at != 0) g.alias_offsets[id] = static_cast<uint64_t>(at);
+            // The file's pools assumed one buffer per tensor: the group is placed anew, as a unit.
+            std::get<Tensor>(g.values[static_cast<size_t>(id)]).mem_obj_id = -1;
+        }
         g.alias_groups.push_back(std::move(group));
     }
     return count;

@@ -24,7 +24,14 @@
 //     so no dispatch binds one group's buffer both writable and read-only (which WebGPU
 //     forbids; graph_check verifies it).
 // Views that reorder, repeat or drop elements (other permutes, expands that broadcast, slice,
-// select on a longer dim) are not reshapes and stay copies.
+// select on a longer dim) are not reshapes and stay copies, with one exception: a split
+// (split_with_sizes_copy, split_copy) or step-1 slice_copy along a dim whose preceding dims
+// all have size 1 (contiguous_chunks.h: a channel split at batch 1, YOLOv8's C2f blocks)
+// cuts its input into runs of consecutive elements. Its outputs join the input's group at
+// element offsets (Graph::alias_offsets) when the rules above hold for the input and every
+// output and each offset is a multiple of 256 bytes on the GPU (kAliasOffsetAlignment, the
+// largest storage offset alignment WebGPU allows, so every device binds it); otherwise the
+// whole call stays a copy.
 #pragma once
 
 #include <cstddef>
@@ -38,7 +45,8 @@ namespace wgx::program {
 // the fusion passes, which look through such calls.
 bool is_contiguous_reshape(const Graph& graph, const OpCall& call);
 
-// Rewrites `graph` in place: removes the aliased calls, adds or extends alias groups and
+// Rewrites `graph` in place: removes the aliased calls, adds or extends alias groups (and
+// their offsets: Graph::alias_offsets is rebuilt for every group) and
 // clears the pool ids of every group member (pools from the file's plan were chosen for
 // separate buffers; assign_memory_pools places each group as one unit). Returns how many calls
 // were removed.
