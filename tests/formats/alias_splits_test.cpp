@@ -25,6 +25,7 @@ namespace {
 
 using Builder = test::GraphBuilder;
 using test::expect_same_results;
+using test::expect_rejected;
 
 int32_t pool(const Graph& g, int32_t id) { return test::pool_of(g, id); }
 size_t run(Graph& g) { return test::alias_and_plan(g); }
@@ -228,17 +229,6 @@ Graph offset_group() {
     SplitGraph s = split_graph({1, 8, 64}, 1, {4, 4});
     EXPECT_EQ(alias_reshapes(s.b.g), 1u);
     return s.b.g;
-}
-
-void expect_rejected(const Graph& g, const std::string& words) {
-    try {
-        check_graph(g, "test");
-        ADD_FAILURE() << "accepted; expected: " << words;
-    } catch (const LoadError& e) {
-        EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
-    Graph copy = g;
-    EXPECT_THROW(assign_memory_pools(copy), LoadError);
 }
 
 TEST(AliasOffsetsCheck, RejectsOffsetsThatBreakTheRules) {

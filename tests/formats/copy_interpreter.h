@@ -25,6 +25,7 @@
 #include "program/graph_check.h"
 #include "program/memory_plan.h"
 #include "program/passes/alias_reshapes.h"
+#include "wgx/error.h"
 
 namespace wgx::test {
 
@@ -279,6 +280,19 @@ size_t passes_keep_results(program::Graph& g, std::mt19937& rng, Passes passes) 
     const size_t n = passes(g);
     expect_same_results(before, g);
     return n;
+}
+
+// `g` fails graph_check with a message containing `words`, and the memory planner refuses it
+// too (the alias rules both enforce).
+inline void expect_rejected(const program::Graph& g, const std::string& words) {
+    try {
+        program::check_graph(g, "test");
+        ADD_FAILURE() << "accepted; expected: " << words;
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+    program::Graph copy = g;
+    EXPECT_THROW(program::assign_memory_pools(copy), LoadError);
 }
 
 }  // namespace wgx::test
