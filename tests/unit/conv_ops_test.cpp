@@ -195,6 +195,14 @@ const std::vector<ConvCase>& conv_cases() {
         {"direct_multiplier4", {1, 3, 7, 7}, {12, 1, 3, 3},
          false, {1, 1}, {1, 1}, {1, 1}, false, {}, 3},
         {"direct_kernel_is_input", {3, 2, 5, 5}, {4, 2, 5, 5}, true, {1, 1}, {0, 0}, {1, 1}},
+        // Grouped with several input channels per group, one image: the implicit GEMM batched
+        // over the groups (direct_groups3_odd and direct_1x1_grouped above take it too; two
+        // images, as direct_groups2, stay on the direct kernel). RegNet's shape, stride 2 and
+        // odd sizes; four groups with dilation and no bias.
+        {"grouped_gemm_regnet", {1, 32, 13, 11}, {48, 16, 3, 3},
+         true, {2, 2}, {1, 1}, {1, 1}, false, {}, 2},
+        {"grouped_gemm_g4_dilated", {1, 12, 9, 10}, {20, 3, 3, 3},
+         false, {1, 1}, {2, 2}, {2, 2}, false, {}, 4},
         // Ungrouped, not 1x1 stride 1: the implicit GEMM (im2col and the GEMM under
         // WGX_IMPLICIT_GEMM=0), several tiles in M and N with K = 171 (not a multiple of the K
         // step) over batches, a 1x7 window, stride and dilation together, a 7x7 stem.
@@ -322,7 +330,8 @@ ConvRun run_conv_add(const ConvCase& c, Arg lo, Arg hi, std::vector<float>& resi
 TEST(ConvAddClamp, ResidualAndBoundsOnEveryKernel) {
     for (const char* name : {"pointwise_bias", "pointwise_transposed", "direct_3x3_pad1",
                              "direct_asymmetric", "direct_groups2", "depthwise_multiplier2",
-                             "transposed_s2_op1", "conv1d_stride2", "gemm_tiles_batch"}) {
+                             "transposed_s2_op1", "conv1d_stride2", "gemm_tiles_batch",
+                             "grouped_gemm_regnet"}) {
         const ConvCase& c = conv_case(name);
         std::vector<float> residual;
         ConvRun plain = run_conv_add(c, std::nullopt, std::nullopt, residual);
@@ -412,7 +421,7 @@ TEST(ConvFloat16, ClampAndResidualOnEveryKernel) {
     WGX_SKIP_WITHOUT_F16();
     for (const char* name : {"pointwise_bias", "pointwise_transposed", "direct_3x3_pad1",
                              "direct_asymmetric", "direct_groups2", "depthwise_multiplier2",
-                             "transposed_s2_op1", "conv1d_stride2"}) {
+                             "transposed_s2_op1", "conv1d_stride2", "grouped_gemm_regnet"}) {
         const ConvCase& c = conv_case(name);
         std::vector<float> got;
         EXPECT_LE(run_conv_f16(c, true, false, -0.5, 1.25, &got), 1.0) << name << " clamp";

@@ -270,19 +270,24 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     // The GEMM form of a convolution: out[n] = W [C_out, K] @ B[n] [K, HW] + bias, with the
     // weight shared by every image, the bias broadcast along the columns and the residual and
     // the clamp (a fused activation) in the GEMM's epilogue.
+    // `grouped`: the GEMM's batch is the groups of one image instead of the images (group z
+    // multiplies its C_out / groups weight rows by its C_in / groups input planes, into its
+    // C_out / groups output planes; every stride below then steps one group).
     auto record_as_gemm = [&](const Tensor& b, uint64_t K, std::string_view kind,
-                              std::optional<GemmConvGeometry> implicit = std::nullopt) {
+                              std::optional<GemmConvGeometry> implicit = std::nullopt,
+                              bool grouped = false) {
+        const uint64_t rows = uint64_t(C_out) / (grouped ? groups : 1);
+        const uint64_t planes = uint64_t(C_in) / (grouped ? groups : 1);
         GemmCall call{weight, b, bias, out};
-        call.p.M = uint32_t(C_out);
+        call.p.M = uint32_t(rows);
         call.p.N = uint32_t(HW);
         call.p.K = uint32_t(K);
-        call.p.batch = uint32_t(N);
-        call.p.a_batch_stride = 0;
-        // An implicit GEMM's B is the input itself, one image per batch.
-        call.p.b_batch_stride = implicit ? uint32_t(uint64_t(C_in) * H_in * W_in)
-                                         : uint32_t(K * HW);
-        call.p.c_batch_stride = uint32_t(uint64_t(C_out) * HW);
-        call.p.bias_batch_stride = 0;
+        call.p.batch = uint32_t(grouped ? groups : N);
+        call.p.a_batch_stride = grouped ? uint32_t(rows * K) : 0;
+        // An implicit GEMM's B is the input itself, one image (or group) per batch.
+        call.p.b_batch_stride = implicit ? uint32_t(planes * H_in * W_in) : uint32_t(K * HW);
+        call.p.c_batch_stride = uint32_t(rows * HW);
+        call.p.bias_batch_stride = grouped ? uint32_t(rows) : 0;
         call.p.bias_row_stride = 1;
         call.p.bias_col_stride = 0;
         call.p.alpha = 1.0f;
@@ -314,6 +319,22 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         g.stride_h = p.stride_h, g.stride_w = p.stride_w, g.pad_h = p.pad_h, g.pad_w = p.pad_w;
         g.dil_h = p.dil_h, g.dil_w = p.dil_w, g.kH = p.kH, g.kW = p.kW;
         record_as_gemm(input, K, "implicit_gemm", g);
+        return;
+    }
+    // Variant 1b for a grouped convolution of one image with several input channels per group
+    // (RegNet's and ResNeXt's 3x3 convolutions): the same implicit GEMM, batched over the
+    // groups. Depthwise convolutions (one input channel per group) keep their own kernels below;
+    // several images would need a weight offset that wraps with the group, so they do too.
+    const uint64_t K_group = uint64_t(cin_g) * uint64_t(kH) * uint64_t(kW);
+    if (!transposed && groups > 1 && cin_g > 1 && N == 1 && ceil_div(HW, 32) <= max_dim &&
+        ceil_div(C_out / groups, 32) <= max_dim && uint64_t(groups) <= max_dim &&
+        implicit_gemm_enabled()) {
+        GemmConvGeometry g{};
+        g.H_in = uint32_t(H_in), g.W_in = uint32_t(W_in), g.plane = uint32_t(H_in * W_in);
+        g.W_out = uint32_t(o[1]);
+        g.stride_h = p.stride_h, g.stride_w = p.stride_w, g.pad_h = p.pad_h, g.pad_w = p.pad_w;
+        g.dil_h = p.dil_h, g.dil_w = p.dil_w, g.kH = p.kH, g.kW = p.kW;
+        record_as_gemm(input, K_group, "grouped_implicit_gemm", g, /*grouped=*/true);
         return;
     }
 
