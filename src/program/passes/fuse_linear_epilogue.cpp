@@ -19,12 +19,6 @@ constexpr std::string_view kMul = "aten.mul.Tensor";
 constexpr std::string_view kAdd = "aten.add.Tensor";
 constexpr std::string_view kFused = "wgx.linear_epilogue.default";
 
-int64_t numel(const std::vector<int64_t>& dims) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-}
-
 // A float32 tensor of static shape (the values this pass rewrites), else nullptr.
 const Tensor* plain_f32(const Graph& g, int32_t id) {
     const Tensor* t = tensor_at(g, id);
@@ -92,7 +86,7 @@ bool moves_features_to_dim1(const Graph& g, const OpCall& op, const std::vector<
 // holds one value per feature along the axis of x that carries the features.
 bool is_per_feature(const std::vector<int64_t>& gamma, const std::vector<int64_t>& x,
                     int64_t features, int64_t inner) {
-    if (numel(gamma) != features || gamma.size() > x.size()) return false;
+    if (element_count(gamma) != features || gamma.size() > x.size()) return false;
     const size_t lead = x.size() - gamma.size();
     std::optional<size_t> axis;
     for (size_t j = 0; j < gamma.size(); ++j) {
@@ -127,13 +121,13 @@ size_t fuse_linear_epilogue(Graph& g) {
         const Tensor* wt = plain_f32(g, w);
         const Tensor* tt = plain_f32(g, linear.args.back());
         if (!xt || !wt || !tt || wt->dims.size() != 2 || xt->dims.empty() ||
-            xt->dims.back() != wt->dims[1] || wt->dims[1] == 0 || numel(tt->dims) == 0) {
+            xt->dims.back() != wt->dims[1] || wt->dims[1] == 0 || element_count(tt->dims) == 0) {
             continue;
         }
         if (!is_null(g, b) && !plain_f32(g, b)) continue;
         if (!stable(x) || !stable(w) || (!is_null(g, b) && !stable(b))) continue;
         const int64_t features = wt->dims[0];
-        const int64_t total = numel(tt->dims);  // M * N: every value of the chain holds as many
+        const int64_t total = element_count(tt->dims);  // M * N: every value of the chain holds as many
 
         Pattern p;
         p.calls = {i};
@@ -146,7 +140,7 @@ size_t fuse_linear_epilogue(Graph& g) {
             const int32_t next = op.args.back();
             const Tensor* nt = plain_f32(g, next);
             const Tensor* vt = plain_f32(g, p.value);
-            if (!nt || !vt || numel(nt->dims) != total) break;
+            if (!nt || !vt || element_count(nt->dims) != total) break;
 
             std::optional<Step> step;
             if (is_contiguous_reshape(g, op)) {

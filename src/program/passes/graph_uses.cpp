@@ -83,14 +83,23 @@ std::optional<int32_t> copied_from(const Graph& g, const Uses& uses, int32_t id)
 
 }  // namespace
 
+int64_t element_count(const std::vector<int64_t>& dims) {
+    for (int64_t d : dims) {
+        if (d == 0) return 0;
+    }
+    int64_t n = 1;
+    for (int64_t d : dims) {
+        if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;
+    }
+    return n;
+}
+
 std::optional<double> constant_scalar(const Graph& g, const Uses& uses, int32_t id) {
     // A few copies at most: exporters wrap a scalar in one or two.
     for (int hops = 0; hops < 4; ++hops) {
         const Tensor* t = tensor_at(g, id);
         if (!t) return std::nullopt;
-        int64_t n = 1;
-        for (int64_t d : t->dims) n *= d;
-        if (n != 1) return std::nullopt;
+        if (element_count(t->dims) != 1) return std::nullopt;
         if (t->constant_id >= 0) {
             if (static_cast<size_t>(t->constant_id) >= g.constants.size()) return std::nullopt;
             const auto& bytes = g.constants[static_cast<size_t>(t->constant_id)].bytes;

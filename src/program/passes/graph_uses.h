@@ -31,6 +31,13 @@ struct Uses {
 Uses count_uses(const Graph& graph);
 
 const Tensor* tensor_at(const Graph& graph, int32_t id);
+// The element count of a tensor of `dims`: 0 when a dim is 0, else their product, or -1 when a
+// dim is negative or the product overflows. graph_check bounds the product only for tensor
+// shapes without a zero dim (one with a zero is empty whatever the others say), and shapes in
+// int lists (a reshape's target) are not bounded at all, so the passes count through this
+// instead of multiplying dims themselves.
+int64_t element_count(const std::vector<int64_t>& dims);
+
 // An Int or Double value as a double; nullopt for anything else.
 std::optional<double> number_at(const Graph& graph, int32_t id);
 // An absent optional: id -1 or a Null value.

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "program/passes/alias_reshapes.h"
+#include "program/passes/graph_uses.h"
 
 namespace wgx::program {
 
@@ -41,17 +42,14 @@ StridedView selected(const StridedView& v, size_t dim, int64_t index) {
 std::optional<StridedView> reshaped(const StridedView& v, const std::vector<int64_t>& dims) {
     // Size-1 dims take no part: their stride is never multiplied by a non-zero index.
     std::vector<int64_t> src_dims, src_strides;
-    int64_t count = 1;
+    const int64_t count = element_count(v.dims);
     for (size_t k = 0; k < v.dims.size(); ++k) {
-        count *= v.dims[k];
         if (v.dims[k] != 1) {
             src_dims.push_back(v.dims[k]);
             src_strides.push_back(v.strides[k]);
         }
     }
-    int64_t target = 1;
-    for (int64_t d : dims) target *= d;
-    if (count != target || count == 0) return std::nullopt;
+    if (count != element_count(dims) || count == 0) return std::nullopt;
 
     StridedView out = v;
     out.dims = dims;
