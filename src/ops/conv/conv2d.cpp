@@ -73,8 +73,8 @@ GemmActivation activation_arg(const Args& args, size_t i) {
         args.fail(fmt::format("argument {} (activation) must be a string, \"silu\" or "
                               "\"hardswish\"; got {}.", i, args[i].describe()));
     }
-    if (*s == "silu") return GemmActivation::silu;
-    if (*s == "hardswish") return GemmActivation::hardswish;
+    const std::optional<GemmActivation> a = gemm_activation_named(*s);
+    if (a == GemmActivation::silu || a == GemmActivation::hardswish) return *a;
     args.fail(fmt::format("activation must be \"silu\" or \"hardswish\", got \"{}\".", *s));
 }
 
@@ -308,33 +308,27 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     // Variant 1b: any other ungrouped, non-transposed convolution is the same GEMM with B the
     // unfolded input [C_in * kH * kW, HW] per image, gathered where the GEMM loads it (an
     // implicit GEMM, gemm_implicit_conv.wgsl): no scratch, no unfolding pass, and no size limit
-    // but the grid's.
+    // but the grid's. A grouped convolution of one image with several input channels per group
+    // (RegNet's and ResNeXt's 3x3 convolutions) is the same GEMM batched over its groups, K
+    // then spanning one group's channels. Depthwise convolutions (one input channel per group)
+    // keep their own kernels below; grouped ones over several images would need a weight
+    // offset that wraps with the group, so they take the direct kernel.
     const uint64_t K = uint64_t(C_in) * uint64_t(kH) * uint64_t(kW);
     const bool gemm_grid_fits =
         ceil_div(HW, 32) <= max_dim && ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim;
-    if (!transposed && groups == 1 && gemm_grid_fits && implicit_gemm_enabled()) {
+    const bool grouped = groups > 1;
+    const bool implicit_fits =
+        grouped ? cin_g > 1 && N == 1 && ceil_div(HW, 32) <= max_dim &&
+                      ceil_div(C_out / groups, 32) <= max_dim && uint64_t(groups) <= max_dim
+                : gemm_grid_fits;
+    if (!transposed && implicit_fits && implicit_gemm_enabled()) {
         GemmConvGeometry g{};
         g.H_in = uint32_t(H_in), g.W_in = uint32_t(W_in), g.plane = uint32_t(H_in * W_in);
         g.W_out = uint32_t(o[1]);
         g.stride_h = p.stride_h, g.stride_w = p.stride_w, g.pad_h = p.pad_h, g.pad_w = p.pad_w;
         g.dil_h = p.dil_h, g.dil_w = p.dil_w, g.kH = p.kH, g.kW = p.kW;
-        record_as_gemm(input, K, "implicit_gemm", g);
-        return;
-    }
-    // Variant 1b for a grouped convolution of one image with several input channels per group
-    // (RegNet's and ResNeXt's 3x3 convolutions): the same implicit GEMM, batched over the
-    // groups. Depthwise convolutions (one input channel per group) keep their own kernels below;
-    // several images would need a weight offset that wraps with the group, so they do too.
-    const uint64_t K_group = uint64_t(cin_g) * uint64_t(kH) * uint64_t(kW);
-    if (!transposed && groups > 1 && cin_g > 1 && N == 1 && ceil_div(HW, 32) <= max_dim &&
-        ceil_div(C_out / groups, 32) <= max_dim && uint64_t(groups) <= max_dim &&
-        implicit_gemm_enabled()) {
-        GemmConvGeometry g{};
-        g.H_in = uint32_t(H_in), g.W_in = uint32_t(W_in), g.plane = uint32_t(H_in * W_in);
-        g.W_out = uint32_t(o[1]);
-        g.stride_h = p.stride_h, g.stride_w = p.stride_w, g.pad_h = p.pad_h, g.pad_w = p.pad_w;
-        g.dil_h = p.dil_h, g.dil_w = p.dil_w, g.kH = p.kH, g.kW = p.kW;
-        record_as_gemm(input, K_group, "grouped_implicit_gemm", g, /*grouped=*/true);
+        record_as_gemm(input, uint64_t(cin_g) * uint64_t(kH) * uint64_t(kW),
+                       grouped ? "grouped_implicit_gemm" : "implicit_gemm", g, grouped);
         return;
     }
 

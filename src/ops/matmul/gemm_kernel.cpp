@@ -250,6 +250,15 @@ std::string_view gemm_activation_label(GemmActivation a) {
     return "";
 }
 
+std::optional<GemmActivation> gemm_activation_named(std::string_view name) {
+    if (name == "none") return GemmActivation::none;
+    for (GemmActivation a : {GemmActivation::gelu, GemmActivation::gelu_tanh,
+                             GemmActivation::silu, GemmActivation::hardswish}) {
+        if (name == gemm_activation_label(a).substr(1)) return a;
+    }
+    return std::nullopt;
+}
+
 std::span<const GemmVariant> gemm_variants() { return kVariants; }
 
 const GemmVariant* find_gemm_variant(std::string_view name) {

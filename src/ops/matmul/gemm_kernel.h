@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,6 +51,9 @@ uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint
 enum class GemmActivation : uint32_t { none = 0, gelu = 1, gelu_tanh = 2, silu = 3, hardswish = 4 };
 // " gelu" / " gelu_tanh" / " silu" / " hardswish" for kernel labels; "" for none.
 std::string_view gemm_activation_label(GemmActivation a);
+// The activation an op argument names: "none", "gelu", "gelu_tanh", "silu" or "hardswish" (the
+// labels above without their space); nullopt for any other name.
+std::optional<GemmActivation> gemm_activation_named(std::string_view name);
 // The WGSL expression of `a` applied to the f32 expression `x` (`x` itself for none), calling
 // common/math.wgsl's functions for GELU and SiLU: kernels that use it prepend math.wgsl.
 std::string activation_wgsl(GemmActivation a, std::string_view x);

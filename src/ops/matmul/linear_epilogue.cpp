@@ -31,11 +31,7 @@ namespace {
 GemmActivation parse_activation(const Args& args, size_t i) {
     const auto* s = std::get_if<std::string>(&args[i].value());
     if (s == nullptr) args.fail("argument 3 (activation) must be a string.");
-    if (*s == "none") return GemmActivation::none;
-    if (*s == "gelu") return GemmActivation::gelu;
-    if (*s == "gelu_tanh") return GemmActivation::gelu_tanh;
-    if (*s == "silu") return GemmActivation::silu;
-    if (*s == "hardswish") return GemmActivation::hardswish;
+    if (auto a = gemm_activation_named(*s)) return *a;
     args.fail(fmt::format("activation must be \"none\", \"gelu\", \"gelu_tanh\", \"silu\" or "
                           "\"hardswish\", got \"{}\".", *s));
 }
