@@ -16,20 +16,32 @@ constexpr std::string_view kFusedActivation = "wgx.conv_activation.default";
 constexpr size_t kConvArgs = 10;  // input, weight, bias, stride, padding, dilation, transposed,
                                   // output_padding, groups, out
 
-// The activation argument of wgx.conv_activation for the call `op` ("" when it is none of them).
-std::string_view activation_name(const OpCall& op) {
-    if (op.name == "aten.silu.default") return "silu";
-    if (op.name == "aten.hardswish.default") return "hardswish";
-    return "";
-}
-
-// Whether the convolution's input, weight and bias are each written at most once, so the call
-// may move later in the chain and still read the same values.
-bool inputs_stable(const Graph& g, const Uses& uses, const OpCall& conv) {
-    for (size_t a = 0; a < 3; ++a) {
-        if (tensor_at(g, conv.args[a]) && uses.write_count(conv.args[a]) > 1) return false;
+// For the convolution at chain position `i`: its output, when a float32 tensor (or float16,
+// with `float16`) that only one later call reads and that is not a graph output, and the
+// position of that reader, which must not be rewritten yet. The convolution's input, weight and
+// bias must each be written at most once, so the call can move to the reader's place and still
+// read the same values.
+struct ConvOutput {
+    int32_t id;
+    const Tensor* tensor;
+    size_t reader;
+};
+std::optional<ConvOutput> conv_with_one_reader(const Graph& g, const Uses& uses,
+                                               const ChainEdit& edit, size_t i, bool float16) {
+    const OpCall& conv = g.chain[i];
+    if (conv.name != kConv || conv.args.size() != kConvArgs || edit.taken(i)) return std::nullopt;
+    const int32_t t = conv.args.back();
+    const Tensor* tt = tensor_at(g, t);
+    if (!tt || !(tt->dtype == DType::f32 || (float16 && tt->dtype == DType::f16)) ||
+        !uses.private_to_one_reader(t)) {
+        return std::nullopt;
     }
-    return true;
+    for (size_t a = 0; a < 3; ++a) {
+        if (tensor_at(g, conv.args[a]) && uses.write_count(conv.args[a]) > 1) return std::nullopt;
+    }
+    const size_t j = uses.reader.at(t);
+    if (edit.taken(j)) return std::nullopt;
+    return ConvOutput{t, tt, j};
 }
 
 }  // namespace
@@ -39,24 +51,19 @@ size_t fuse_conv_epilogue(Graph& g) {
     ChainEdit edit(g);
 
     for (size_t i = 0; i < g.chain.size(); ++i) {
+        const auto found = conv_with_one_reader(g, uses, edit, i, /*float16=*/false);
+        if (!found) continue;
         const OpCall& conv = g.chain[i];
-        if (conv.name != kConv || conv.args.size() != kConvArgs || edit.taken(i)) continue;
-        const int32_t t = conv.args.back();
-        const Tensor* tt = tensor_at(g, t);
-        if (!tt || tt->dtype != DType::f32 || !uses.private_to_one_reader(t)) continue;
+        const int32_t t = found->id;
+        const Tensor* tt = found->tensor;
         // Ungrouped and not transposed: the convolutions that take the GEMM's epilogue.
         const auto* transposed = std::get_if<Bool>(&g.values[static_cast<size_t>(conv.args[6])]);
         auto groups = number_at(g, conv.args[8]);
         if (!transposed || transposed->value || !groups || *groups != 1) continue;
-        // The convolution will run later: none of what it reads may be written twice.
-        if (!inputs_stable(g, uses, conv)) continue;
 
-        const size_t j = uses.reader.at(t);
+        const size_t j = found->reader;
         const OpCall& add = g.chain[j];
-        if (edit.taken(j) || add.name != kAdd ||
-            (add.args.size() != 3 && add.args.size() != 4)) {
-            continue;
-        }
+        if (add.name != kAdd || (add.args.size() != 3 && add.args.size() != 4)) continue;
         if (add.args.size() == 4 && !is_null(g, add.args[2])) {
             auto alpha = number_at(g, add.args[2]);
             if (!alpha || *alpha != 1.0) continue;
@@ -108,26 +115,17 @@ size_t fuse_conv_activation(Graph& g) {
     ChainEdit edit(g);
 
     for (size_t i = 0; i < g.chain.size(); ++i) {
-        const OpCall& conv = g.chain[i];
-        if (conv.name != kConv || conv.args.size() != kConvArgs || edit.taken(i)) continue;
-        const int32_t t = conv.args.back();
-        const Tensor* tt = tensor_at(g, t);
         // Every convolution path (GEMM, depthwise, direct, transposed) applies the activation,
         // in float32 and in float16.
-        if (!tt || (tt->dtype != DType::f32 && tt->dtype != DType::f16) ||
-            !uses.private_to_one_reader(t)) {
-            continue;
-        }
-        // The convolution will run later (at the activation's place): none of what it reads
-        // may be written twice.
-        if (!inputs_stable(g, uses, conv)) continue;
-
-        const size_t j = uses.reader.at(t);
+        const auto found = conv_with_one_reader(g, uses, edit, i, /*float16=*/true);
+        if (!found) continue;
+        const OpCall& conv = g.chain[i];
+        const int32_t t = found->id;
+        const Tensor* tt = found->tensor;
+        const size_t j = found->reader;
         const OpCall& act = g.chain[j];
-        const std::string_view activation = activation_name(act);
-        if (edit.taken(j) || activation.empty() || act.args.size() != 2 || act.args[0] != t) {
-            continue;
-        }
+        const std::string_view activation = epilogue_activation(act);
+        if (activation.empty() || act.args[0] != t) continue;
         const int32_t y = act.args[1];
         const Tensor* yt = tensor_at(g, y);
         if (!yt || yt->dims != tt->dims || yt->dtype != tt->dtype) continue;

@@ -52,8 +52,7 @@ std::optional<int32_t> other_operand(const OpCall& op, int32_t value) {
 // The fused op's activation for an activation call: gelu's approximate argument as "gelu" or
 // "gelu_tanh", "silu", "hardswish"; none for other calls.
 std::optional<std::string> activation_of(const Graph& g, const OpCall& op) {
-    if (op.name == "aten.silu.default" && op.args.size() == 2) return "silu";
-    if (op.name == "aten.hardswish.default" && op.args.size() == 2) return "hardswish";
+    if (std::string_view a = epilogue_activation(op); !a.empty()) return std::string(a);
     if (op.name != kGelu) return std::nullopt;
     if (op.args.size() == 2 || (op.args.size() == 3 && is_null(g, op.args[1]))) return "gelu";
     if (op.args.size() != 3) return std::nullopt;

@@ -119,6 +119,13 @@ std::optional<double> constant_scalar(const Graph& g, const Uses& uses, int32_t 
     return std::nullopt;
 }
 
+std::string_view epilogue_activation(const OpCall& op) {
+    if (op.args.size() != 2) return "";
+    if (op.name == "aten.silu.default") return "silu";
+    if (op.name == "aten.hardswish.default") return "hardswish";
+    return "";
+}
+
 std::optional<ClampBounds> clamp_bounds(const Graph& g, const OpCall& op) {
     if (op.name == "aten.relu.default" && op.args.size() == 2) {
         return ClampBounds{0.0, std::nullopt};

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <set>
 #include <vector>
 
@@ -53,6 +54,10 @@ struct ClampBounds {
     std::optional<double> lo, hi;
 };
 std::optional<ClampBounds> clamp_bounds(const Graph& graph, const OpCall& op);
+
+// The name a fused op's epilogue takes for an activation call of one input and one output
+// ("silu" for aten.silu, "hardswish" for aten.hardswish); "" for any other call.
+std::string_view epilogue_activation(const OpCall& op);
 
 // Appends a Double (or, for nullopt, a Null) value and returns its id.
 int32_t append_number(Graph& graph, std::optional<double> v);
