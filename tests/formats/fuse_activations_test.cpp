@@ -4,18 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <filesystem>
-#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "graph_compare.h"
+#include "model_fixtures.h"
 #include "program/graph_check.h"
-#include "program/load.h"
 #include "program/memory_plan.h"
-#include "program/passes/fold_prepack.h"
 #include "program/passes/fuse_activations.h"
 
 namespace wgx::program {
@@ -237,20 +234,11 @@ TEST(FuseActivations, LeavesNearMissesAlone) {
 // H200 machine's exporter writes): after the pass no piece of a decomposed activation is left,
 // and the program tests run that fused graph against PyTorch.
 TEST(FuseActivations, ExecuTorch12MobileNetV3) {
-    const auto pte = std::filesystem::path(WGX_FIXTURES_DIR) / ".." / "models" /
-                     "mobilenet_v3_large_et12" / "vulkan.pte";
-    ASSERT_TRUE(std::filesystem::exists(pte)) << pte;
-    Graph g = load_graph(pte);
-    fold_prepack(g);  // as Program does first: the scalars are prepacked constants
-    auto count = [&] {
-        std::map<std::string, int> n;
-        for (const OpCall& op : g.chain) n[op.name]++;
-        return n;
-    };
-    auto before = count();
-    ASSERT_GT(before["aten.clamp.default"], 0);
+    // Prepacks folded as Program does first: the scalars are prepacked constants.
+    Graph g = test::load_model_fixture("mobilenet_v3_large_et12");
+    ASSERT_GT(test::op_counts(g)["aten.clamp.default"], 0);
     EXPECT_GT(fuse_activations(g), 0u);
-    auto after = count();
+    auto after = test::op_counts(g);
     for (const char* gone : {"aten.clamp.default", "aten.div.Tensor",
                              "dim_order_ops._to_dim_order_copy.default"}) {
         EXPECT_EQ(after[gone], 0) << gone;

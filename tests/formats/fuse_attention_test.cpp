@@ -5,12 +5,9 @@
 // fused graphs against PyTorch, tests/unit program_attention_test the numbers of the pattern.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <map>
 #include <string>
 
-#include "program/load.h"
-#include "program/passes/fold_prepack.h"
+#include "model_fixtures.h"
 #include "program/passes/fuse_attention.h"
 
 namespace wgx::program {
@@ -18,20 +15,11 @@ namespace {
 
 TEST(FuseAttention, ExportedVitsFuseEveryLayer) {
     for (const char* name : {"vit", "vit_et12"}) {
-        const auto pte = std::filesystem::path(WGX_FIXTURES_DIR) / ".." / "models" / name /
-                         "vulkan.pte";
-        ASSERT_TRUE(std::filesystem::exists(pte)) << pte;
-        Graph g = load_graph(pte);
-        fold_prepack(g);
-        auto count = [&] {
-            std::map<std::string, int> n;
-            for (const OpCall& op : g.chain) n[op.name]++;
-            return n;
-        };
-        const int layers = count()["aten._softmax.default"];
+        Graph g = test::load_model_fixture(name);
+        const int layers = test::op_counts(g)["aten._softmax.default"];
         ASSERT_EQ(layers, 2) << name;  // the narrow vit has 2 encoder layers
         EXPECT_EQ(fuse_attention(g), size_t(layers)) << name;
-        auto after = count();
+        auto after = test::op_counts(g);
         for (const char* gone : {"aten.bmm.default", "aten._softmax.default", "aten.where.self",
                                  "aten.any.dim", "aten.eq.Scalar", "aten.mul.Scalar"}) {
             EXPECT_EQ(after[gone], 0) << name << ": " << gone;

@@ -5,16 +5,13 @@
 // model fixture runs the fused graph against PyTorch.)
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "graph_compare.h"
+#include "model_fixtures.h"
 #include "program/graph_check.h"
-#include "program/load.h"
 #include "program/memory_plan.h"
-#include "program/passes/fold_prepack.h"
 #include "program/passes/fuse_channel_shuffle.h"
 
 namespace wgx::program {
@@ -247,21 +244,11 @@ TEST(FuseChannelShuffle, LeavesOtherPatternsAlone) {
 // one call, with no cat, permute, split or clone left; the program tests run that fused graph
 // against PyTorch.
 TEST(FuseChannelShuffle, ShuffleNetV2) {
-    const auto pte = std::filesystem::path(WGX_FIXTURES_DIR) / ".." / "models" /
-                     "shufflenet_v2_x1_0" / "vulkan.pte";
-    ASSERT_TRUE(std::filesystem::exists(pte)) << pte;
-    Graph g = load_graph(pte);
-    fold_prepack(g);
-    auto count = [&] {
-        std::map<std::string, int> n;
-        for (const OpCall& op : g.chain) n[op.name]++;
-        return n;
-    };
-    auto before = count();
-    const int cats = before["aten.cat.default"];
+    Graph g = test::load_model_fixture("shufflenet_v2_x1_0");
+    const int cats = test::op_counts(g)["aten.cat.default"];
     ASSERT_GT(cats, 0);
     EXPECT_EQ(fuse_channel_shuffle(g), size_t(cats));
-    auto after = count();
+    auto after = test::op_counts(g);
     for (const char* gone : {"aten.cat.default", "aten.permute_copy.default",
                              "aten.split_with_sizes_copy.default", "aten.clone.default",
                              "aten.view_copy.default"}) {
