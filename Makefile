@@ -35,9 +35,9 @@ test-slow: build
 test-readers-sanitized: deps
 	cmake -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWGX_SANITIZE=ON \
 	    -DWGX_BUILD_APPS=OFF $(CMAKE_FLAGS)
-	cmake --build $(BUILD)-asan -j $(JOBS) --target formats_tests
+	cmake --build $(BUILD)-asan -j $(JOBS) --target graph_tests
 	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 \
-	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -L formats -j $(JOBS)
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -L graph -j $(JOBS)
 
 # The engine's own code under LeakSanitizer (with ASan and UBSan) on the GPU: the contract tests
 # (threads, device loss, logging, load/run/destroy hygiene) and every fixture program, with the

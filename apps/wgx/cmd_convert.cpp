@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "commands.h"
-#include "program/json/program_json.h"
-#include "program/load.h"
+#include "graph/json/program_json.h"
+#include "graph/load.h"
 #include "wgx/wgx.h"
 
 namespace wgx::cli {
@@ -26,11 +26,11 @@ void write_file(const std::filesystem::path& path, const void* data, size_t size
 }
 
 int convert(const ConvertOptions& opt) {
-    program::LoadOptions load;
+    graph::LoadOptions load;
     load.method = opt.method;
     if (!opt.data_file.empty()) load.ptd = opt.data_file;
-    program::Graph graph = program::load_graph(opt.model, load);
-    program::ProgramJson out = program::write_program_json(graph);
+    graph::Graph graph = graph::load_graph(opt.model, load);
+    graph::ProgramJson out = graph::write_program_json(graph);
     std::filesystem::create_directories(opt.out_dir);
     auto dir = std::filesystem::path(opt.out_dir);
     write_file(dir / "program.json", out.json.data(), out.json.size());

@@ -6,11 +6,11 @@
 
 #include "commands.h"
 #include "ops/registry.h"
-#include "program/graph.h"
-#include "program/graph_check.h"
-#include "program/graph_summary.h"
-#include "program/load.h"
-#include "program/memory_plan.h"
+#include "graph/graph.h"
+#include "graph/graph_check.h"
+#include "graph/graph_summary.h"
+#include "graph/load.h"
+#include "graph/memory_plan.h"
 #include "wgx/wgx.h"
 
 namespace wgx::cli {
@@ -66,35 +66,35 @@ void print_device(const GlobalOptions& global) {
 
 // One argument of a call, short: "v12 f32[1, 197, 768]", "v3=2", "v7=[0, 2, 1]", "v9=\"silu\"",
 // "none".
-std::string describe_arg(const program::Graph& g, int32_t id) {
+std::string describe_arg(const graph::Graph& g, int32_t id) {
     if (id < 0 || static_cast<size_t>(id) >= g.values.size()) return "none";
-    const program::Value& v = g.values[static_cast<size_t>(id)];
-    if (const auto* t = std::get_if<program::Tensor>(&v)) {
+    const graph::Value& v = g.values[static_cast<size_t>(id)];
+    if (const auto* t = std::get_if<graph::Tensor>(&v)) {
         return fmt::format("v{} {}{}{}", id, dtype_name(t->dtype), shape_string(t->dims),
                            t->constant_id >= 0 ? " const" : "");
     }
-    if (const auto* i = std::get_if<program::Int>(&v)) return fmt::format("v{}={}", id, i->value);
-    if (const auto* d = std::get_if<program::Double>(&v)) return fmt::format("v{}={}", id, d->value);
-    if (const auto* b = std::get_if<program::Bool>(&v)) return fmt::format("v{}={}", id, b->value);
-    if (const auto* s = std::get_if<program::String>(&v)) {
+    if (const auto* i = std::get_if<graph::Int>(&v)) return fmt::format("v{}={}", id, i->value);
+    if (const auto* d = std::get_if<graph::Double>(&v)) return fmt::format("v{}={}", id, d->value);
+    if (const auto* b = std::get_if<graph::Bool>(&v)) return fmt::format("v{}={}", id, b->value);
+    if (const auto* s = std::get_if<graph::String>(&v)) {
         return fmt::format("v{}=\"{}\"", id, s->value);
     }
-    if (const auto* l = std::get_if<program::IntList>(&v)) {
+    if (const auto* l = std::get_if<graph::IntList>(&v)) {
         return fmt::format("v{}=[{}]", id, fmt::join(l->items, ", "));
     }
-    if (const auto* l = std::get_if<program::ValueList>(&v)) {
+    if (const auto* l = std::get_if<graph::ValueList>(&v)) {
         std::vector<std::string> items;
         for (int32_t item : l->items) items.push_back(describe_arg(g, item));
         return fmt::format("v{}=({})", id, fmt::join(items, ", "));
     }
-    if (std::holds_alternative<program::Null>(v)) return "none";
-    return fmt::format("v{} {}", id, program::value_kind_name(v));
+    if (std::holds_alternative<graph::Null>(v)) return "none";
+    return fmt::format("v{} {}", id, graph::value_kind_name(v));
 }
 
 // Every call of the graph that runs, in order, with its arguments (the output last).
-void print_calls(const program::Graph& g) {
+void print_calls(const graph::Graph& g) {
     for (size_t i = 0; i < g.chain.size(); ++i) {
-        const program::OpCall& call = g.chain[i];
+        const graph::OpCall& call = g.chain[i];
         std::vector<std::string> args;
         for (int32_t id : call.args) args.push_back(describe_arg(g, id));
         const std::string out = args.empty() ? "" : args.back();
@@ -105,16 +105,16 @@ void print_calls(const program::Graph& g) {
 
 void print_model(const std::string& path, const std::string& method, bool float16,
                  bool calls_too) {
-    program::LoadOptions load;
+    graph::LoadOptions load;
     load.method = method;
-    program::Graph g = program::load_graph(path, load);
-    program::assign_memory_pools(g);
+    graph::Graph g = graph::load_graph(path, load);
+    graph::assign_memory_pools(g);
     fmt::print("{}\n", g.origin);
-    auto methods = program::method_names(path);
+    auto methods = graph::method_names(path);
     fmt::print("methods: {}\n", fmt::join(methods, ", "));
 
     auto describe = [&](int32_t id) {
-        const auto& t = std::get<program::Tensor>(g.values[id]);
+        const auto& t = std::get<graph::Tensor>(g.values[id]);
         return fmt::format("value {} {} {}{}{}", id, dtype_name(t.dtype), shape_string(t.dims),
                            t.name.empty() ? "" : " " + t.name, t.dynamic_bound ? " (bound)" : "");
     };
@@ -122,7 +122,7 @@ void print_model(const std::string& path, const std::string& method, bool float1
     for (int32_t id : g.output_ids) fmt::print("output: {}\n", describe(id));
 
     std::map<std::string_view, size_t> kinds;
-    for (const auto& v : g.values) kinds[program::value_kind_name(v)]++;
+    for (const auto& v : g.values) kinds[graph::value_kind_name(v)]++;
     fmt::print("values: {}", g.values.size());
     for (const auto& [kind, n] : kinds) fmt::print(", {} {}", n, kind);
     fmt::print("\n");
@@ -131,15 +131,15 @@ void print_model(const std::string& path, const std::string& method, bool float1
     for (const auto& c : g.constants) constant_bytes += c.bytes.size();
     fmt::print("constants: {} ({} bytes)\n", g.constants.size(), constant_bytes);
 
-    std::map<int32_t, uint64_t> pools = program::pool_sizes(g);
+    std::map<int32_t, uint64_t> pools = graph::pool_sizes(g);
     uint64_t pool_bytes = 0;
     for (const auto& [id, bytes] : pools) pool_bytes += bytes;
     fmt::print("memory pools: {} ({} bytes on the GPU)\n", pools.size(), pool_bytes);
     for (const auto& [id, bytes] : pools) fmt::print("  pool {}: {} bytes\n", id, bytes);
 
-    auto counts = program::count_ops(g);
+    auto counts = graph::count_ops(g);
     fmt::print("ops: {} calls of {} kinds\n", g.chain.size(), counts.size());
-    std::vector<program::OpCount> missing;
+    std::vector<graph::OpCount> missing;
     for (const auto& c : counts) {
         bool ok = ops::find(c.name) != nullptr;
         if (!ok) missing.push_back(c);
@@ -148,7 +148,7 @@ void print_model(const std::string& path, const std::string& method, bool float1
     if (missing.empty()) {
         fmt::print("unsupported ops: none\n");
     } else {
-        fmt::print("unsupported ops: {}\n", program::op_counts_text(missing));
+        fmt::print("unsupported ops: {}\n", graph::op_counts_text(missing));
         return;
     }
 
@@ -165,8 +165,8 @@ void print_model(const std::string& path, const std::string& method, bool float1
         after[c.name] = int64_t(c.count);
         calls += c.count;
     }
-    auto planned = program::pool_sizes(program.graph());
-    uint64_t planned_bytes = program::pool_bytes(program.graph());
+    auto planned = graph::pool_sizes(program.graph());
+    uint64_t planned_bytes = graph::pool_bytes(program.graph());
     fmt::print("after graph passes (what runs{}): {} calls, {} memory pools ({} bytes on the GPU)\n",
                float16 ? ", float16" : "", calls, planned.size(), planned_bytes);
     std::map<std::string, std::pair<int64_t, int64_t>> changed;

@@ -20,7 +20,7 @@
 
 namespace wgx {
 
-namespace program {
+namespace graph {
 struct Graph;
 }
 
@@ -64,7 +64,7 @@ class Program {
     // Method names a .pte offers ("forward", ...).
     static std::vector<std::string> methods(const std::filesystem::path& path);
     // From an already-built graph (tests, converters).
-    static Program from_graph(program::Graph graph, const ProgramOptions& options = {});
+    static Program from_graph(graph::Graph graph, const ProgramOptions& options = {});
 
     const std::vector<TensorInfo>& inputs() const;
     const std::vector<TensorInfo>& outputs() const;
@@ -77,7 +77,7 @@ class Program {
     bool float16() const;
 
     // Internal: the checked, memory-planned graph.
-    const program::Graph& graph() const;
+    const graph::Graph& graph() const;
 
   private:
     struct State;

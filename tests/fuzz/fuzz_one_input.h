@@ -1,4 +1,4 @@
-// The body of the fuzz_readers target, shared with formats_tests, which replays every file of
+// The body of the fuzz_readers target, shared with graph_tests, which replays every file of
 // tests/fuzz/regressions through it so that a fixed fuzz finding stays fixed in every build.
 //
 // The input's own magic picks the reader, so fixture files are seeds as they are and mutations
@@ -21,15 +21,15 @@
 #include <cstring>
 #include <string_view>
 
-#include "program/graph_check.h"
-#include "program/json/program_json.h"
-#include "program/load.h"
-#include "program/memory_plan.h"
-#include "program/passes/alias_reshapes.h"
-#include "program/passes/fold_prepack.h"
-#include "program/passes/fuse_all.h"
-#include "program/passes/run_in_float16.h"
-#include "program/pte/ptd_file.h"
+#include "graph/graph_check.h"
+#include "graph/json/program_json.h"
+#include "graph/load.h"
+#include "graph/memory_plan.h"
+#include "graph/passes/alias_reshapes.h"
+#include "graph/passes/fold_prepack.h"
+#include "graph/passes/fuse_all.h"
+#include "graph/passes/run_in_float16.h"
+#include "graph/pte/ptd_file.h"
 #include "wgx/error.h"
 
 namespace wgx::fuzz {
@@ -40,20 +40,20 @@ inline bool magic_is(const uint8_t* data, size_t size, const char* magic) {
 
 // The passes of Program::from_graph, in its order (float16 with every op taking it, so the
 // conversions are placed too); what they leave must still check.
-inline void run_passes(const program::Graph& graph) {
-    program::Graph g = graph;
+inline void run_passes(const graph::Graph& graph) {
+    graph::Graph g = graph;
     try {
-        program::check_graph(g, "fuzz");
+        graph::check_graph(g, "fuzz");
     } catch (const LoadError&) {
         return;  // the executor refuses such a graph before any pass runs
     }
-    program::fold_prepack(g);
-    program::run_fusion_passes(g);
-    program::run_in_float16(g, [](std::string_view) { return true; });
-    program::alias_reshapes(g);
-    program::plan_memory_pools(g);
+    graph::fold_prepack(g);
+    graph::run_fusion_passes(g);
+    graph::run_in_float16(g, [](std::string_view) { return true; });
+    graph::alias_reshapes(g);
+    graph::plan_memory_pools(g);
     try {
-        program::check_graph(g, "fuzz (after the passes)");
+        graph::check_graph(g, "fuzz (after the passes)");
     } catch (const LoadError& error) {
         std::fprintf(stderr, "the passes left a graph that does not check: %s\n", error.what());
         std::abort();
@@ -61,13 +61,13 @@ inline void run_passes(const program::Graph& graph) {
 }
 
 // The writer's output of a valid Graph must always be readable again.
-inline void round_trip(const program::Graph& graph) {
+inline void round_trip(const graph::Graph& graph) {
     run_passes(graph);
-    program::Graph planned = graph;
-    program::assign_memory_pools(planned);
-    const program::ProgramJson json = program::write_program_json(planned);
+    graph::Graph planned = graph;
+    graph::assign_memory_pools(planned);
+    const graph::ProgramJson json = graph::write_program_json(planned);
     try {
-        (void)program::read_program_json(json.json, program::share_bytes(json.weights), "rt.json",
+        (void)graph::read_program_json(json.json, graph::share_bytes(json.weights), "rt.json",
                                          "rt.bin");
     } catch (const LoadError& error) {
         std::fprintf(stderr, "a written program did not read back: %s\n", error.what());
@@ -76,31 +76,31 @@ inline void round_trip(const program::Graph& graph) {
 }
 
 inline void fuzz_pte(const uint8_t* data, size_t size) {
-    program::SharedBytes bytes = program::share_bytes(std::vector<uint8_t>(data, data + size));
+    graph::SharedBytes bytes = graph::share_bytes(std::vector<uint8_t>(data, data + size));
     std::vector<std::string> methods;
     try {
-        methods = program::pte_method_names(bytes, "fuzz.pte");
+        methods = graph::pte_method_names(bytes, "fuzz.pte");
     } catch (const LoadError&) {
         return;
     }
     for (const std::string& method : methods) {
         try {
-            round_trip(program::load_pte_bytes(bytes, method, nullptr, "fuzz.pte"));
+            round_trip(graph::load_pte_bytes(bytes, method, nullptr, "fuzz.pte"));
         } catch (const LoadError&) {
         }
     }
 }
 
 inline void fuzz_one_input(const uint8_t* data, size_t size) {
-    using program::share_bytes;
+    using graph::share_bytes;
     try {
         if (magic_is(data, size, "ET12")) {
             fuzz_pte(data, size);
         } else if (magic_is(data, size, "VH00")) {
             round_trip(
-                program::load_vkgraph_bytes(share_bytes(std::vector<uint8_t>(data, data + size))));
+                graph::load_vkgraph_bytes(share_bytes(std::vector<uint8_t>(data, data + size))));
         } else if (magic_is(data, size, "FT01")) {
-            (void)program::read_ptd(share_bytes(std::vector<uint8_t>(data, data + size)),
+            (void)graph::read_ptd(share_bytes(std::vector<uint8_t>(data, data + size)),
                                     "fuzz.ptd");
         } else {
             const auto* end = static_cast<const uint8_t*>(std::memchr(data, 0, size));
@@ -108,7 +108,7 @@ inline void fuzz_one_input(const uint8_t* data, size_t size) {
             const std::string_view text(reinterpret_cast<const char*>(data), text_size);
             std::vector<uint8_t> weights;
             if (end) weights.assign(end + 1, data + size);
-            round_trip(program::read_program_json(text, share_bytes(std::move(weights)),
+            round_trip(graph::read_program_json(text, share_bytes(std::move(weights)),
                                                   "fuzz.json", "fuzz.bin"));
         }
     } catch (const LoadError&) {

@@ -5,15 +5,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "program/json/program_json.h"
-#include "program/load.h"
-#include "program/pte/pte_file.h"
-#include "program/util/file.h"
+#include "graph/json/program_json.h"
+#include "graph/load.h"
+#include "graph/pte/pte_file.h"
+#include "graph/util/file.h"
 #include "synthetic.h"
 #include "wgx/error.h"
 
 namespace fs = std::filesystem;
-using namespace wgx::program;
+using namespace wgx::graph;
 
 namespace {
 

@@ -14,10 +14,10 @@
 
 #include "base/half.h"
 #include "io/npy.h"
-#include "program/graph.h"
-#include "program/json/program_json.h"
-#include "program/load.h"
-#include "program/pte/kernel_names.h"
+#include "graph/graph.h"
+#include "graph/json/program_json.h"
+#include "graph/load.h"
+#include "graph/pte/kernel_names.h"
 #include "wgx/wgx.h"
 
 namespace wgx::test {
@@ -179,8 +179,8 @@ TEST_P(Fixtures, PlainProgramMatchesPyTorch) { check_against_golden(GetParam(), 
 
 TEST_P(Fixtures, ConvertedProgramJsonGivesIdenticalOutputs) {
     fs::path dir = fixtures_dir() / GetParam();
-    program::Graph graph = program::load_graph(dir / "vulkan.pte");
-    program::ProgramJson converted = program::write_program_json(graph);
+    graph::Graph graph = graph::load_graph(dir / "vulkan.pte");
+    graph::ProgramJson converted = graph::write_program_json(graph);
     std::string tag = GetParam();
     std::replace(tag.begin(), tag.end(), '/', '_');
     fs::path out = fs::temp_directory_path() / ("wgx_convert_" + tag);
@@ -230,7 +230,7 @@ TEST_P(Fixtures, EveryOpRunsOnTheGpu) {
         for (const std::string& kernel : kernels) {  // "aten::mean.out"
             size_t dot = kernel.rfind('.');
             ASSERT_NE(dot, std::string::npos) << kernel;
-            std::string functional = program::functional_op(kernel.substr(0, dot), kernel.substr(dot + 1)).name;
+            std::string functional = graph::functional_op(kernel.substr(0, dot), kernel.substr(dot + 1)).name;
             EXPECT_NE(program.find_op(functional), nullptr)
                 << GetParam() << ": kernel call " << kernel << " (" << functional << ") has no GPU op";
         }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "half_test_util.h"
-#include "program/graph.h"
+#include "graph/graph.h"
 #include "test_util.h"
 #include "wgx/program.h"
 
@@ -220,7 +220,7 @@ TEST(ShapeChannelShuffle, BadArgumentsAreRejected) {
 
 // --- the fused program against the unfused one --------------------------------------------
 
-namespace pg = wgx::program;
+namespace pg = wgx::graph;
 
 pg::Tensor f32_value(std::vector<int64_t> dims) {
     pg::Tensor t;

@@ -6,14 +6,14 @@
 // that are also a graph output.
 #include <cmath>
 
-#include "program/graph.h"
+#include "graph/graph.h"
 #include "test_util.h"
 #include "wgx/program.h"
 
 namespace wgx::test {
 namespace {
 
-namespace pg = wgx::program;
+namespace pg = wgx::graph;
 
 constexpr int64_t H = 3, L = 11, d = 5, E = H * d;
 constexpr double kScale = 0.3;

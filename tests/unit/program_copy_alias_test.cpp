@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <string>
 
-#include "program/graph.h"
+#include "graph/graph.h"
 #include "test_util.h"
 #include "wgx/program.h"
 
 namespace wgx::test {
 namespace {
 
-namespace pg = wgx::program;
+namespace pg = wgx::graph;
 
 pg::Tensor f32(std::vector<int64_t> dims) {
     pg::Tensor t;

@@ -11,14 +11,14 @@
 #include <string>
 
 #include "half_test_util.h"
-#include "program/graph.h"
+#include "graph/graph.h"
 #include "test_util.h"
 #include "wgx/program.h"
 
 namespace wgx::test {
 namespace {
 
-namespace pg = wgx::program;
+namespace pg = wgx::graph;
 
 struct Builder {
     pg::Graph g;

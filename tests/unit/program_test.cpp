@@ -1,14 +1,14 @@
 // Programs built as graphs: the seed's pooled example, a user op inside a program, and the
 // load-time errors (unknown ops, wrong inputs).
 #include "normalize_image.h"
-#include "program/graph.h"
+#include "graph/graph.h"
 #include "test_util.h"
 #include "wgx/program.h"
 
 namespace wgx::test {
 namespace {
 
-namespace pg = wgx::program;
+namespace pg = wgx::graph;
 
 pg::Tensor f32_tensor(std::vector<int64_t> dims, int32_t pool) {
     pg::Tensor t;

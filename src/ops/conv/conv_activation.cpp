@@ -1,7 +1,7 @@
 // wgx.conv_activation.default: the engine's own op for a convolution whose output only an
 // activation reads: act(conv(x)), the activation in the convolution's epilogue (after the bias)
 // on every path: the GEMM's (1x1, im2col, split K) and the depthwise and direct kernels. No
-// exporter writes it; the graph pass program/passes/fuse_conv_epilogue (fuse_conv_activation)
+// exporter writes it; the graph pass graph/passes/fuse_conv_epilogue (fuse_conv_activation)
 // builds it from aten.convolution + aten.silu / aten.hardswish.
 // Args: [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups,
 //        activation, out], with aten.convolution's arguments and `activation` a string:

@@ -1,7 +1,7 @@
 // wgx.conv_add_clamp.default: the engine's own op for a convolution whose output is only added
 // to another tensor and then (optionally) clamped: clamp(conv(x) + residual, min, max), one
 // dispatch on the GEMM paths. No exporter writes it; the graph pass
-// program/passes/fuse_conv_epilogue builds it from aten.convolution + aten.add (+ aten.relu /
+// graph/passes/fuse_conv_epilogue builds it from aten.convolution + aten.add (+ aten.relu /
 // hardtanh / clamp). A bound that is none or beyond float's range is none.
 // Args: [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups,
 //        residual, output_min?, output_max?, out].

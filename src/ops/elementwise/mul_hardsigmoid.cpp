@@ -1,6 +1,6 @@
 // wgx.mul_hardsigmoid.default: out = self * hardsigmoid(gate) with broadcasting, the squeeze-and-
 // excitation gate of MobileNetV3. The engine's own op: the graph pass
-// program/passes/fuse_activations makes it from hardsigmoid + mul, one dispatch instead of two.
+// graph/passes/fuse_activations makes it from hardsigmoid + mul, one dispatch instead of two.
 // Args: [self, gate, out].
 #include "ops/elementwise/binary.h"
 #include "ops/registry.h"

@@ -1,6 +1,6 @@
 // wgx.mul_sigmoid.default: out = self * sigmoid(gate) with broadcasting, the squeeze-and-
 // excitation gate of EfficientNet. The engine's own op: the graph pass
-// program/passes/fuse_activations makes it from sigmoid + mul, one dispatch instead of two.
+// graph/passes/fuse_activations makes it from sigmoid + mul, one dispatch instead of two.
 // Args: [self, gate, out].
 #include "ops/elementwise/binary.h"
 #include "ops/registry.h"

@@ -1,7 +1,7 @@
 // wgx.linear_epilogue.default: the engine's own op for a linear layer and what a transformer
 // block does right after it, in the GEMM's epilogue (one dispatch; two with split K):
 //   y = act(input @ weight^T + bias) * scale + residual
-// No exporter writes it; the graph pass program/passes/fuse_linear_epilogue builds it from
+// No exporter writes it; the graph pass graph/passes/fuse_linear_epilogue builds it from
 // aten.linear followed by aten.gelu (or aten.silu, aten.hardswish), aten.mul.Tensor (a layer scale), aten.add.Tensor (a
 // residual) and a permute_copy to channels-first, with the reshapes in between. The steps run
 // in the order those ops do (PyTorch: linear -> gelu; linear -> mul(gamma) -> add).

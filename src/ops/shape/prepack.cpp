@@ -1,6 +1,6 @@
 // et_vk.prepack.default: out = constant, in the layout a kernel wants. Args: [constant, out].
 // The engine keeps the graph's layout, so this is a copy; programs fold it away at load
-// (program/passes/fold_prepack), so it only runs when recorded directly.
+// (graph/passes/fold_prepack), so it only runs when recorded directly.
 #include "ops/common/dims.h"
 #include "ops/registry.h"
 #include "ops/shape/strided_copy.h"

@@ -1,0 +1,26 @@
+#include "graph/passes/fuse_all.h"
+
+#include "graph/passes/addmm_as_linear.h"
+#include "graph/passes/compose_permutes.h"
+#include "graph/passes/fuse_activations.h"
+#include "graph/passes/fuse_attention.h"
+#include "graph/passes/fuse_channel_shuffle.h"
+#include "graph/passes/fuse_conv_epilogue.h"
+#include "graph/passes/fuse_linear_epilogue.h"
+
+namespace wgx::graph {
+
+void run_fusion_passes(Graph& g) {
+    // addmm_as_linear first: the linear layers it makes are what fuse_linear_epilogue takes.
+    addmm_as_linear(g);
+    fuse_activations(g);
+    fuse_conv_epilogue(g);
+    fuse_conv_activation(g);  // sees the silu / hardswish calls fuse_activations made
+    fuse_channel_shuffle(g);
+    // Attention before the permute chains are composed: it reads q, k and v through them.
+    fuse_attention(g);
+    fuse_linear_epilogue(g);
+    compose_permutes(g);
+}
+
+}  // namespace wgx::graph
