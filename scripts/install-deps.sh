@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
     build-essential cmake ninja-build pkg-config python3 python3-pip unzip ca-certificates
+    ccache                                             # compile cache, picked up by CMake
     mesa-vulkan-drivers libvulkan1 vulkan-tools       # headless GPU (lavapipe) + loader
     flatbuffers-compiler libflatbuffers-dev            # .pte / VkGraph readers
     nlohmann-json3-dev libstb-dev libcli11-dev libfmt-dev
