@@ -186,6 +186,10 @@ class Op {
     // adapter's shader-f16. A program run in float16 (ProgramOptions::float16) hands such ops
     // float16 tensors and gives every other op float32 copies of its inputs and outputs.
     virtual bool accepts_float16() const { return false; }
+    // Whether this is one of the engine's own ops, whose kernels DeviceInfo::builtin_shader_checks
+    // governs (every other op's kernels follow DeviceInfo::shader_checks). The built-in ops say
+    // yes; leave it false in your own ops.
+    virtual bool builtin() const { return false; }
 };
 
 // A built-in op by graph name ("aten.add.Tensor"); throws InvalidArgument for an unknown name.

@@ -4,7 +4,6 @@
 
 #include "base/log.h"
 #include "core/context_state.h"
-#include "ops/registry.h"
 
 namespace wgx {
 
@@ -132,7 +131,7 @@ Context& Context::record(const Op& op, std::span<const Arg> args) {
     size_t before = state_->recording().size();
     try {
         Recorder recorder(state_->recording());
-        BuiltinOpScope builtin(state_->recording(), ops::is_builtin(op));
+        BuiltinOpScope builtin(state_->recording(), op.builtin());
         op.record(recorder, Args(op.name(), args));
     } catch (...) {
         state_->recording().truncate(before);  // a failed record leaves the recording as it was

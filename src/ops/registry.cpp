@@ -4,7 +4,6 @@
 
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace wgx {
@@ -36,11 +35,6 @@ const std::unordered_map<std::string_view, const Op*>& by_name() {
 const Op* ops::find(std::string_view name) {
     auto it = by_name().find(name);
     return it == by_name().end() ? nullptr : it->second;
-}
-
-bool ops::is_builtin(const Op& op) {
-    static const std::unordered_set<const Op*> set(all().begin(), all().end());
-    return set.count(&op) != 0;
 }
 
 const Op& op(std::string_view name) {

@@ -4,7 +4,7 @@
 #include <span>
 #include <string_view>
 
-#include "wgx/op.h"
+#include "ops/builtin_op.h"
 
 namespace wgx::ops {
 
@@ -14,9 +14,5 @@ namespace wgx::ops {
 
 // nullptr when no built-in op has this name or alias.
 const Op* find(std::string_view name);
-
-// Whether `op` is one of the built-in ops (whose kernels DeviceInfo::builtin_shader_checks
-// governs), not an op of the caller's.
-bool is_builtin(const Op& op);
 
 }  // namespace wgx::ops

@@ -5,7 +5,6 @@
 #include <map>
 
 #include "core/context_state.h"
-#include "ops/registry.h"
 #include "graph/graph.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
@@ -217,7 +216,7 @@ class ProgramRecorder {
             RecordingState& r;
             ~ClearScope() { r.set_scope({}); }
         } clear_scope{ctx_.recording()};
-        BuiltinOpScope builtin(ctx_.recording(), ops::is_builtin(*op));
+        BuiltinOpScope builtin(ctx_.recording(), op->builtin());
         try {
             op->record(recorder, Args(call.name, args));
         } catch (const InvalidArgument& e) {

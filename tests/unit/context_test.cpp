@@ -297,5 +297,12 @@ TEST(Context, UserAndBuiltinKernelsCompileWithTheirOwnChecks) {
     for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(got[i], std::max(0.f, 2.f * xs[i])) << i;
 }
 
+// Which setting an op's kernels take comes from the op itself: every registered op says it is
+// built in, a user's op keeps the default.
+TEST(Context, EveryRegisteredOpIsBuiltinAndUserOpsAreNot) {
+    for (const Op* registered : builtin_ops()) EXPECT_TRUE(registered->builtin()) << registered->name();
+    EXPECT_FALSE(UserScale().builtin());
+}
+
 }  // namespace
 }  // namespace wgx::test

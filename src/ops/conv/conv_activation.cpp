@@ -15,7 +15,7 @@
 namespace wgx::ops {
 namespace {
 
-class ConvActivation final : public Op {
+class ConvActivation final : public BuiltinOp {
   public:
     std::string_view name() const override { return "wgx.conv_activation.default"; }
     bool accepts_float16() const override { return true; }

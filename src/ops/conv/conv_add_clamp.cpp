@@ -11,7 +11,7 @@
 namespace wgx::ops {
 namespace {
 
-class ConvAddClamp final : public Op {
+class ConvAddClamp final : public BuiltinOp {
   public:
     std::string_view name() const override { return "wgx.conv_add_clamp.default"; }
     bool accepts_float16() const override { return true; }

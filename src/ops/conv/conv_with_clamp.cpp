@@ -8,7 +8,7 @@
 namespace wgx::ops {
 namespace {
 
-class ConvWithClamp final : public Op {
+class ConvWithClamp final : public BuiltinOp {
   public:
     std::string_view name() const override { return "et_vk.conv_with_clamp.default"; }
     bool accepts_float16() const override { return true; }

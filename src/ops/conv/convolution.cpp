@@ -7,7 +7,7 @@
 namespace wgx::ops {
 namespace {
 
-class Convolution final : public Op {
+class Convolution final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.convolution.default"; }
     bool accepts_float16() const override { return true; }

@@ -6,7 +6,7 @@
 namespace wgx::ops {
 namespace {
 
-class Add final : public Op {
+class Add final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.add.Tensor"; }
     bool accepts_float16() const override { return true; }

@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class AddScalar final : public Op {
+class AddScalar final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.add.Scalar"; }
     bool accepts_float16() const override { return true; }

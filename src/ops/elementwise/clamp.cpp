@@ -18,7 +18,7 @@ float bound(const Args& args, size_t i, const char* name, float none) {
     return static_cast<float>(v);
 }
 
-class Clamp final : public Op {
+class Clamp final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.clamp.default"; }
     bool accepts_float16() const override { return true; }

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "wgx/op.h"
+#include "ops/builtin_op.h"
 
 namespace wgx::ops {
 
@@ -25,7 +25,7 @@ void record_compare(Recorder& rec, std::string_view op, std::string_view wgsl_op
                     const Args& args);
 
 // An op for one operator in one form.
-class CompareOp final : public Op {
+class CompareOp final : public BuiltinOp {
   public:
     constexpr CompareOp(std::string_view name, std::string_view wgsl_op)
         : name_(name), wgsl_op_(wgsl_op) {}

@@ -6,7 +6,7 @@
 namespace wgx::ops {
 namespace {
 
-class Div final : public Op {
+class Div final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.div.Tensor"; }
     bool accepts_float16() const override { return true; }

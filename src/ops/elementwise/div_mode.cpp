@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class DivMode final : public Op {
+class DivMode final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.div.Tensor_mode"; }
     bool accepts_float16() const override { return true; }

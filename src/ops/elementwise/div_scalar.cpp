@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class DivScalar final : public Op {
+class DivScalar final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.div.Scalar"; }
     bool accepts_float16() const override { return true; }

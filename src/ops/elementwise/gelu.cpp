@@ -8,7 +8,7 @@
 namespace wgx::ops {
 namespace {
 
-class Gelu final : public Op {
+class Gelu final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.gelu.default"; }
     bool accepts_float16() const override { return true; }

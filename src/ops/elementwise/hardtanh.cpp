@@ -6,7 +6,7 @@
 namespace wgx::ops {
 namespace {
 
-class Hardtanh final : public Op {
+class Hardtanh final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.hardtanh.default"; }
     bool accepts_float16() const override { return true; }

@@ -6,7 +6,7 @@
 namespace wgx::ops {
 namespace {
 
-class LeakyRelu final : public Op {
+class LeakyRelu final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.leaky_relu.default"; }
     bool accepts_float16() const override { return true; }

@@ -15,7 +15,7 @@ struct LogicalParams {
 };
 static_assert(sizeof(LogicalParams) == 16);
 
-class LogicalNot final : public Op {
+class LogicalNot final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.logical_not.default"; }
     bool accepts_float16() const override { return true; }

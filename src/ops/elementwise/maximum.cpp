@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class Maximum final : public Op {
+class Maximum final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.maximum.default"; }
     bool accepts_float16() const override { return true; }

@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class Minimum final : public Op {
+class Minimum final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.minimum.default"; }
     bool accepts_float16() const override { return true; }

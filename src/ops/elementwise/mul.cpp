@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class Mul final : public Op {
+class Mul final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.mul.Tensor"; }
     bool accepts_float16() const override { return true; }

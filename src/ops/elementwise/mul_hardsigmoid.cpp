@@ -8,7 +8,7 @@
 namespace wgx::ops {
 namespace {
 
-class MulHardsigmoid final : public Op {
+class MulHardsigmoid final : public BuiltinOp {
   public:
     std::string_view name() const override { return "wgx.mul_hardsigmoid.default"; }
     bool accepts_float16() const override { return true; }

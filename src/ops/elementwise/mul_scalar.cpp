@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class MulScalar final : public Op {
+class MulScalar final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.mul.Scalar"; }
     bool accepts_float16() const override { return true; }

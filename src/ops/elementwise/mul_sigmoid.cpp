@@ -8,7 +8,7 @@
 namespace wgx::ops {
 namespace {
 
-class MulSigmoid final : public Op {
+class MulSigmoid final : public BuiltinOp {
   public:
     std::string_view name() const override { return "wgx.mul_sigmoid.default"; }
     bool accepts_float16() const override { return true; }

@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class PowScalar final : public Op {
+class PowScalar final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.pow.Tensor_Scalar"; }
     bool accepts_float16() const override { return true; }

@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class PowTensor final : public Op {
+class PowTensor final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.pow.Tensor_Tensor"; }
     bool accepts_float16() const override { return true; }

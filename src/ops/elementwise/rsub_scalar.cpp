@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class RsubScalar final : public Op {
+class RsubScalar final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.rsub.Scalar"; }
     bool accepts_float16() const override { return true; }

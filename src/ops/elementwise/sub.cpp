@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class Sub final : public Op {
+class Sub final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.sub.Tensor"; }
     bool accepts_float16() const override { return true; }

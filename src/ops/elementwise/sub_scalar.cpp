@@ -5,7 +5,7 @@
 namespace wgx::ops {
 namespace {
 
-class SubScalar final : public Op {
+class SubScalar final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.sub.Scalar"; }
     bool accepts_float16() const override { return true; }

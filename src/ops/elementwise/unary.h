@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "wgx/op.h"
+#include "ops/builtin_op.h"
 
 namespace wgx::ops {
 
@@ -31,7 +31,7 @@ void record_unary(Recorder& rec, const UnarySpec& spec, const Tensor& x, const T
                   const Args& args, float p0 = 0.f, float p1 = 0.f);
 
 // The common case: args [self, out].
-class SimpleUnaryOp : public Op {
+class SimpleUnaryOp : public BuiltinOp {
   public:
     constexpr SimpleUnaryOp(UnarySpec spec) : spec_(spec) {}
     std::string_view name() const override { return spec_.op; }

@@ -21,7 +21,7 @@ struct WhereParams {
 };
 static_assert(sizeof(WhereParams) == 144);
 
-class Where final : public Op {
+class Where final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.where.self"; }
     bool accepts_float16() const override { return true; }

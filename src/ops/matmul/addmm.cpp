@@ -13,7 +13,7 @@
 namespace wgx::ops {
 namespace {
 
-class Addmm final : public Op {
+class Addmm final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.addmm.default"; }
     bool accepts_float16() const override { return true; }

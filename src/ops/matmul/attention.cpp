@@ -25,7 +25,7 @@ namespace {
 
 constexpr int64_t kRowsPerGroup = 8;  // attention.wgsl ROWS
 
-class Attention final : public Op {
+class Attention final : public BuiltinOp {
   public:
     std::string_view name() const override { return "wgx.attention.default"; }
     bool accepts_float16() const override { return true; }

@@ -11,7 +11,7 @@
 namespace wgx::ops {
 namespace {
 
-class Bmm final : public Op {
+class Bmm final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.bmm.default"; }
     bool accepts_float16() const override { return true; }

@@ -12,7 +12,7 @@
 namespace wgx::ops {
 namespace {
 
-class Linear final : public Op {
+class Linear final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.linear.default"; }
     bool accepts_float16() const override { return true; }

@@ -36,7 +36,7 @@ GemmActivation parse_activation(const Args& args, size_t i) {
                           "\"hardswish\", got \"{}\".", *s));
 }
 
-class LinearEpilogue final : public Op {
+class LinearEpilogue final : public BuiltinOp {
   public:
     std::string_view name() const override { return "wgx.linear_epilogue.default"; }
     bool accepts_float16() const override { return true; }

@@ -14,7 +14,7 @@
 namespace wgx::ops {
 namespace {
 
-class Matmul final : public Op {
+class Matmul final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.matmul.default"; }
     bool accepts_float16() const override { return true; }

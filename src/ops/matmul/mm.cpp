@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class Mm final : public Op {
+class Mm final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.mm.default"; }
     bool accepts_float16() const override { return true; }

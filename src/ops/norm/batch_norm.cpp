@@ -31,7 +31,7 @@ struct BatchNormStatsParams {
 };
 static_assert(sizeof(BatchNormStatsParams) == 16);
 
-class BatchNorm final : public Op {
+class BatchNorm final : public BuiltinOp {
   public:
     std::string_view name() const override {
         return "aten._native_batch_norm_legit_no_training.default";

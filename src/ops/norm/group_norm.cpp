@@ -11,7 +11,7 @@
 namespace wgx::ops {
 namespace {
 
-class GroupNorm final : public Op {
+class GroupNorm final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.native_group_norm.default"; }
     bool accepts_float16() const override { return true; }

@@ -12,7 +12,7 @@
 namespace wgx::ops {
 namespace {
 
-class LayerNorm final : public Op {
+class LayerNorm final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.native_layer_norm.default"; }
     bool accepts_float16() const override { return true; }

@@ -13,7 +13,7 @@
 namespace wgx::ops {
 namespace {
 
-class AdaptiveAvgPool2d final : public Op {
+class AdaptiveAvgPool2d final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten._adaptive_avg_pool2d.default"; }
     bool accepts_float16() const override { return true; }

@@ -14,7 +14,7 @@
 namespace wgx::ops {
 namespace {
 
-class AvgPool2d final : public Op {
+class AvgPool2d final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.avg_pool2d.default"; }
     bool accepts_float16() const override { return true; }

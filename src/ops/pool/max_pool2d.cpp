@@ -6,7 +6,7 @@
 namespace wgx::ops {
 namespace {
 
-class MaxPool2d final : public Op {
+class MaxPool2d final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.max_pool2d.default"; }
     bool accepts_float16() const override { return true; }

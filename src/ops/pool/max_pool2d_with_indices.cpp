@@ -10,7 +10,7 @@
 namespace wgx::ops {
 namespace {
 
-class MaxPool2dWithIndices final : public Op {
+class MaxPool2dWithIndices final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.max_pool2d_with_indices.default"; }
     bool accepts_float16() const override { return true; }

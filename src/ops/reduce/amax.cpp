@@ -7,7 +7,7 @@
 namespace wgx::ops {
 namespace {
 
-class Amax final : public Op {
+class Amax final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.amax.default"; }
     bool accepts_float16() const override { return true; }

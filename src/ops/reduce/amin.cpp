@@ -7,7 +7,7 @@
 namespace wgx::ops {
 namespace {
 
-class Amin final : public Op {
+class Amin final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.amin.default"; }
     bool accepts_float16() const override { return true; }

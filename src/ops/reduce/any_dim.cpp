@@ -14,7 +14,7 @@ struct AnyParams {
 };
 static_assert(sizeof(AnyParams) == 16);
 
-class AnyDim final : public Op {
+class AnyDim final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.any.dim"; }
 

@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class Argmax final : public Op {
+class Argmax final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.argmax.default"; }
     bool accepts_float16() const override { return true; }

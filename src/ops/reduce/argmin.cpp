@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class Argmin final : public Op {
+class Argmin final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.argmin.default"; }
     bool accepts_float16() const override { return true; }

@@ -6,7 +6,7 @@
 namespace wgx::ops {
 namespace {
 
-class LogSoftmax final : public Op {
+class LogSoftmax final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten._log_softmax.default"; }
     bool accepts_float16() const override { return true; }

@@ -11,7 +11,7 @@
 namespace wgx::ops {
 namespace {
 
-class Mean final : public Op {
+class Mean final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.mean.dim"; }
     bool accepts_float16() const override { return true; }

@@ -6,7 +6,7 @@
 namespace wgx::ops {
 namespace {
 
-class Softmax final : public Op {
+class Softmax final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten._softmax.default"; }
     bool accepts_float16() const override { return true; }

@@ -12,7 +12,7 @@
 namespace wgx::ops {
 namespace {
 
-class Sum final : public Op {
+class Sum final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.sum.dim_IntList"; }
     bool accepts_float16() const override { return true; }

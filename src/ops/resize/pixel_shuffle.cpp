@@ -19,7 +19,7 @@ struct PixelShuffleParams {
 static_assert(sizeof(PixelShuffleParams) == 32);
 static_assert(offsetof(PixelShuffleParams, r) == 16);
 
-class PixelShuffle final : public Op {
+class PixelShuffle final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.pixel_shuffle.default"; }
     bool accepts_float16() const override { return true; }

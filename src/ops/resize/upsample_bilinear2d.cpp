@@ -22,7 +22,7 @@ float linear_scale(bool align_corners, double scale_factor, int64_t in, int64_t 
     return resize_scale(scale_factor, in, out);
 }
 
-class UpsampleBilinear2d final : public Op {
+class UpsampleBilinear2d final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.upsample_bilinear2d.vec"; }
     bool accepts_float16() const override { return true; }

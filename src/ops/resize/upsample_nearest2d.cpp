@@ -13,7 +13,7 @@
 namespace wgx::ops {
 namespace {
 
-class UpsampleNearest2d final : public Op {
+class UpsampleNearest2d final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.upsample_nearest2d.vec"; }
     bool accepts_float16() const override { return true; }

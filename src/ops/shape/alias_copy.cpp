@@ -6,7 +6,7 @@
 namespace wgx::ops {
 namespace {
 
-class AliasCopy final : public Op {
+class AliasCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.alias_copy.default"; }
     bool accepts_float16() const override { return true; }

@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class AsStridedCopy final : public Op {
+class AsStridedCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.as_strided_copy.default"; }
     bool accepts_float16() const override { return true; }

@@ -14,7 +14,7 @@
 namespace wgx::ops {
 namespace {
 
-class Cat final : public Op {
+class Cat final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.cat.default"; }
     bool accepts_float16() const override { return true; }

@@ -71,7 +71,7 @@ std::string bindings_wgsl(size_t ins, size_t outs) {
     return s;
 }
 
-class ChannelShuffle final : public Op {
+class ChannelShuffle final : public BuiltinOp {
   public:
     std::string_view name() const override { return "wgx.channel_shuffle.default"; }
     bool accepts_float16() const override { return true; }

@@ -7,7 +7,7 @@
 namespace wgx::ops {
 namespace {
 
-class Clone final : public Op {
+class Clone final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.clone.default"; }
     bool accepts_float16() const override { return true; }

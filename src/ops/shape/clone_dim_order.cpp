@@ -8,7 +8,7 @@
 namespace wgx::ops {
 namespace {
 
-class CloneDimOrder final : public Op {
+class CloneDimOrder final : public BuiltinOp {
   public:
     std::string_view name() const override { return "dim_order_ops._clone_dim_order.default"; }
     bool accepts_float16() const override { return true; }

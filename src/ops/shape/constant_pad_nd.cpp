@@ -26,7 +26,7 @@ uint32_t fill_bits(DType dtype, double value) {
     return device_size(dtype) == 1 ? bits & 0xffu : bits;
 }
 
-class ConstantPadNd final : public Op {
+class ConstantPadNd final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.constant_pad_nd.default"; }
     bool accepts_float16() const override { return true; }

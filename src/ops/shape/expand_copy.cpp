@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class ExpandCopy final : public Op {
+class ExpandCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.expand_copy.default"; }
     bool accepts_float16() const override { return true; }

@@ -1,7 +1,7 @@
 // Filling a tensor with one value (full, full_like, zeros, ones, ...).
 #pragma once
 
-#include "wgx/op.h"
+#include "ops/builtin_op.h"
 
 namespace wgx::ops {
 
@@ -10,7 +10,7 @@ namespace wgx::ops {
 void record_fill(Recorder& rec, const Args& args, const Tensor& out, double value);
 
 // Ops of the form [..., out] that fill `out` with a fixed value or the number at `value_index`.
-class FillOp final : public Op {
+class FillOp final : public BuiltinOp {
   public:
     constexpr FillOp(std::string_view name, int value_index, double fixed = 0)
         : name_(name), value_index_(value_index), fixed_(fixed) {}

@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class Flip final : public Op {
+class Flip final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.flip.default"; }
     bool accepts_float16() const override { return true; }

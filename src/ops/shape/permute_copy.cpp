@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class PermuteCopy final : public Op {
+class PermuteCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.permute_copy.default"; }
     bool accepts_float16() const override { return true; }

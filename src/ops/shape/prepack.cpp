@@ -8,7 +8,7 @@
 namespace wgx::ops {
 namespace {
 
-class Prepack final : public Op {
+class Prepack final : public BuiltinOp {
   public:
     std::string_view name() const override { return "et_vk.prepack.default"; }
     bool accepts_float16() const override { return true; }

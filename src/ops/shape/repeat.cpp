@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class Repeat final : public Op {
+class Repeat final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.repeat.default"; }
     bool accepts_float16() const override { return true; }

@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class SelectCopy final : public Op {
+class SelectCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.select_copy.int"; }
     bool accepts_float16() const override { return true; }

@@ -13,7 +13,7 @@
 namespace wgx::ops {
 namespace {
 
-class SliceCopy final : public Op {
+class SliceCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.slice_copy.Tensor"; }
     bool accepts_float16() const override { return true; }

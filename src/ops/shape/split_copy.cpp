@@ -12,7 +12,7 @@
 namespace wgx::ops {
 namespace {
 
-class SplitCopy final : public Op {
+class SplitCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.split_copy.Tensor"; }
     bool accepts_float16() const override { return true; }

@@ -10,7 +10,7 @@
 namespace wgx::ops {
 namespace {
 
-class SplitWithSizesCopy final : public Op {
+class SplitWithSizesCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.split_with_sizes_copy.default"; }
     bool accepts_float16() const override { return true; }

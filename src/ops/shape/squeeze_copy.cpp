@@ -12,7 +12,7 @@
 namespace wgx::ops {
 namespace {
 
-class SqueezeCopy final : public Op {
+class SqueezeCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.squeeze_copy.dims"; }
     bool accepts_float16() const override { return true; }

@@ -35,7 +35,7 @@ struct ConvertParams {
 };
 static_assert(sizeof(ConvertParams) == 16);
 
-class ToCopy final : public Op {
+class ToCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten._to_copy.default"; }
 

@@ -8,7 +8,7 @@
 namespace wgx::ops {
 namespace {
 
-class ToDimOrderCopy final : public Op {
+class ToDimOrderCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "dim_order_ops._to_dim_order_copy.default"; }
 

@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class UnsqueezeCopy final : public Op {
+class UnsqueezeCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.unsqueeze_copy.default"; }
     bool accepts_float16() const override { return true; }

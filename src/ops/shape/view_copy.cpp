@@ -9,7 +9,7 @@
 namespace wgx::ops {
 namespace {
 
-class ViewCopy final : public Op {
+class ViewCopy final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.view_copy.default"; }
     bool accepts_float16() const override { return true; }
