@@ -27,8 +27,9 @@ ROOMS = {
     "src/graph": ["base/", *GPU_FREE_PUBLIC],
     "src/gpu": ["base/", "wgx/"],
     "src/core": ["base/", "gpu/", "wgx/"],
-    # Ops see the engine through wgx/op.h only (plus core's pure dispatch geometry).
-    "src/ops": ["base/", "core/dispatch_geometry.h", "wgx/"],
+    # Ops see the engine through wgx/op.h only (plus core's pure dispatch geometry and the
+    # GPU-free schemas of the graph room's ops).
+    "src/ops": ["base/", "core/dispatch_geometry.h", "graph/schema/", "wgx/"],
     "src/runtime": ["base/", "graph/", "core/", "ops/", "wgx/"],
     "src/io": ["base/", "wgx/"],
     "src/vision": ["base/", "io/", "wgx/"],

@@ -48,7 +48,7 @@ struct Problem {
     uint32_t splits = 0;             // GemmCall::splits (0: the default choice)
     std::optional<float> lo, hi;     // clamp epilogue bounds
     bool residual = false;           // a residual [batch, M, N] added before the clamp
-    ops::GemmActivation act = ops::GemmActivation::none;  // after the bias
+    ops::Activation act = ops::Activation::none;  // after the bias
     int scale = 0;                   // after the activation: 0 none, 1 per column, 2 per row
 };
 
@@ -57,22 +57,22 @@ std::string describe(const Problem& p) {
                        p.batch, p.M, p.K, p.N, p.trans_a ? " A^T" : "", p.trans_b ? " B^T" : "",
                        p.shared_a ? " shared A" : "", p.bias, p.alpha, p.beta, p.splits,
                        p.lo.value_or(-INFINITY), p.hi.value_or(INFINITY),
-                       p.residual ? " residual" : "", ops::gemm_activation_label(p.act),
+                       p.residual ? " residual" : "", ops::activation_label(p.act),
                        p.scale == 1 ? " scale" : p.scale == 2 ? " scale rows" : "");
 }
 
 // The activation in float64, as aten.gelu (both forms), aten.silu and aten.hardswish define it.
-double activation_ref(double x, ops::GemmActivation act) {
-    if (act == ops::GemmActivation::gelu) return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-    if (act == ops::GemmActivation::silu) return x / (1.0 + std::exp(-x));
-    if (act == ops::GemmActivation::hardswish) return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0;
+double activation_ref(double x, ops::Activation act) {
+    if (act == ops::Activation::gelu) return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    if (act == ops::Activation::silu) return x / (1.0 + std::exp(-x));
+    if (act == ops::Activation::hardswish) return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0;
     const double c = std::sqrt(2.0 / M_PI);
     return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
 }
 
 // A bound on the activation's slope: how far the sum's rounding error carries through it.
-double activation_slope(ops::GemmActivation act) {
-    return act == ops::GemmActivation::hardswish ? 1.5 : act == ops::GemmActivation::silu ? 1.1
+double activation_slope(ops::Activation act) {
+    return act == ops::Activation::hardswish ? 1.5 : act == ops::Activation::silu ? 1.1
                                                                                           : 1.13;
 }
 
@@ -168,7 +168,7 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
                     s += t;
                     mag += std::abs(t);
                 }
-                if (p.act != ops::GemmActivation::none) {
+                if (p.act != ops::Activation::none) {
                     s = activation_ref(s, p.act);
                     mag *= activation_slope(p.act);
                 }
@@ -411,8 +411,8 @@ TEST(GemmKernel, Float16PathsMatchFloat64) {
 // variant), the few-rows kernel on both layouts of B, and the split-K reduce pass (forced: the
 // default splits only on GPUs), with alpha, beta, every bias broadcast and batches.
 std::vector<std::pair<Problem, std::string_view>> activation_cases() {
-    using ops::GemmActivation;
-    constexpr auto erf = GemmActivation::gelu, tanh = GemmActivation::gelu_tanh;
+    using ops::Activation;
+    constexpr auto erf = Activation::gelu, tanh = Activation::gelu_tanh;
     auto fits = fitting_variants();
     const GemmVariant& small = *fits.back();
     const GemmVariant& large = *fits.front();
@@ -425,7 +425,7 @@ std::vector<std::pair<Problem, std::string_view>> activation_cases() {
         {{2, 40, 64, 36, false, true, true, 1, 1.f, 1.f, 1, none, none, false, erf}, ""},
         {{2, 40, 64, 36, false, true, true, 1, 1.f, 1.f, 1, none, none, false, tanh, 1}, ""},
         {{1, 33, 31, 23, false, true, false, 0, 1.f, 1.f, 1, none, none, false,
-          GemmActivation::none, 1},
+          Activation::none, 1},
          ""},
         {{2, 40, 64, 36, false, false, true, 3, 1.f, 1.f, 1, none, none, true, tanh, 2}, ""},
         {{2, 35, 29, 23, true, true, false, 2, 0.5f, 1.5f, 1, -1.f, 2.f, true, erf, 1}, ""},
@@ -455,14 +455,14 @@ std::vector<std::pair<Problem, std::string_view>> activation_cases() {
 // clamp after them. alpha 8 takes the sums (N(0, 1) terms) far beyond hardswish's knees at +-3
 // and into SiLU's negative tail (below -30), where an unstable sigmoid overflows.
 std::vector<std::pair<Problem, std::string_view>> silu_hardswish_cases() {
-    using ops::GemmActivation;
-    constexpr auto silu = GemmActivation::silu, hswish = GemmActivation::hardswish;
+    using ops::Activation;
+    constexpr auto silu = Activation::silu, hswish = Activation::hardswish;
     auto fits = fitting_variants();
     const GemmVariant& small = *fits.back();
     const int64_t k = small.bk;
     const auto none = std::nullopt;
     std::vector<std::pair<Problem, std::string_view>> cases;
-    for (GemmActivation act : {silu, hswish}) {
+    for (Activation act : {silu, hswish}) {
         for (float alpha : {1.f, 8.f}) {
             // Tile kernel (the weight shared by a batch of 2, as a 1x1 convolution), scalar C.
             cases.push_back({{2, 37, 45, 29, false, false, true, 3, alpha, 1.f, 1, none, none,
@@ -511,16 +511,16 @@ TEST(GemmKernel, OtherActivationsLeaveNoTrace) {
     ops::GemmShapeFlags f;
     f.has_bias = true;
     const GemmVariant& v = ops::gemm_variants().front();
-    for (auto act : {ops::GemmActivation::none, ops::GemmActivation::gelu}) {
+    for (auto act : {ops::Activation::none, ops::Activation::gelu}) {
         f.activation = act;
         const std::string text = ops::gemm_wgsl(v, f);
         EXPECT_EQ(text.find("\n//@"), std::string::npos);
         EXPECT_EQ(text.find("sigmoid(v"), std::string::npos);
         EXPECT_EQ(text.find("clamp(v"), std::string::npos);
     }
-    f.activation = ops::GemmActivation::silu;
+    f.activation = ops::Activation::silu;
     EXPECT_NE(ops::gemm_wgsl(v, f).find("v.w * sigmoid(v.w)"), std::string::npos);
-    f.activation = ops::GemmActivation::hardswish;
+    f.activation = ops::Activation::hardswish;
     EXPECT_NE(ops::gemm_wgsl(v, f).find("v.x * clamp(v.x + 3.0, 0.0, 6.0) / 6.0"),
               std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph/passes/graph_uses.h"
+#include "graph/schema/fused_ops.h"
 
 namespace wgx::graph {
 namespace {
@@ -137,6 +138,16 @@ class Matcher {
     const ChainEdit& edit_;
 };
 
+// self * act(gate): wgx.mul_sigmoid or wgx.mul_hardsigmoid (one schema).
+template <typename Gated>
+OpCall gated(int32_t self, int32_t gate, int32_t out, uint32_t debug_handle) {
+    OpCall call{std::string(Gated::name), std::vector<int32_t>(Gated::count, -1), debug_handle};
+    call.args[Gated::self] = self;
+    call.args[Gated::gate] = gate;
+    call.args[Gated::out] = out;
+    return call;
+}
+
 OpCall unary(std::string name, int32_t x, int32_t out, uint32_t debug_handle) {
     return OpCall{std::move(name), {x, out}, debug_handle};
 }
@@ -161,8 +172,8 @@ size_t fuse_activations(Graph& g) {
                     edit.replace({i, *j}, unary("aten.silu.default", x, mul.args.back(),
                                                 op.debug_handle));
                 } else if (m.gate_mul(mul, s)) {
-                    edit.replace({i, *j}, OpCall{"wgx.mul_sigmoid.default",
-                                                 {y, x, mul.args.back()}, op.debug_handle});
+                    edit.replace({i, *j}, gated<schema::MulSigmoid>(y, x, mul.args.back(),
+                                                                   op.debug_handle));
                 }
             }
             continue;
@@ -181,8 +192,8 @@ size_t fuse_activations(Graph& g) {
                 const OpCall& mul = g.chain[*j];
                 const int32_t y = mul.args[0] == hs->out ? mul.args[1] : mul.args[0];
                 hs->calls.push_back(*j);
-                edit.replace(hs->calls, OpCall{"wgx.mul_hardsigmoid.default",
-                                               {y, hs->x, mul.args.back()}, op.debug_handle});
+                edit.replace(hs->calls, gated<schema::MulHardsigmoid>(
+                                               y, hs->x, mul.args.back(), op.debug_handle));
                 continue;
             }
             edit.replace(hs->calls, unary(name, hs->x, out, op.debug_handle));

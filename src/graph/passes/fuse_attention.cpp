@@ -9,6 +9,7 @@
 
 #include "graph/passes/alias_reshapes.h"
 #include "graph/passes/graph_uses.h"
+#include "graph/schema/fused_ops.h"
 #include "graph/passes/strided_view.h"
 
 namespace wgx::graph {
@@ -16,7 +17,7 @@ namespace {
 
 constexpr std::string_view kBmm = "aten.bmm.default";
 constexpr std::string_view kSoftmax = "aten._softmax.default";
-constexpr std::string_view kFused = "wgx.attention.default";
+using Fused = schema::Attention;
 // ops/matmul/attention.cpp's limits.
 constexpr int64_t kMaxKeys = 256;
 constexpr int64_t kMaxHeadSize = 128;
@@ -211,18 +212,19 @@ size_t fuse_attention(Graph& g) {
         if (!stable) continue;
 
         OpCall fused;
-        fused.name = std::string(kFused);
+        fused.name = std::string(Fused::name);
         fused.debug_handle = bmm2.debug_handle;
-        fused.args = {q.base,
-                      k->base,
-                      v.base,
-                      append(g, view_list(q)),
-                      append(g, view_list(*k)),
-                      append(g, view_list(v)),
-                      append(g, IntList{{B, Lq, Lk, D, DV}}),
-                      append(g, Double{q.scale * k->scale}),
-                      append(g, Bool{zero_masked_rows}),
-                      bmm2.args[2]};
+        fused.args.resize(Fused::count, -1);
+        fused.args[Fused::q] = q.base;
+        fused.args[Fused::k] = k->base;
+        fused.args[Fused::v] = v.base;
+        fused.args[Fused::q_view] = append(g, view_list(q));
+        fused.args[Fused::k_view] = append(g, view_list(*k));
+        fused.args[Fused::v_view] = append(g, view_list(v));
+        fused.args[Fused::sizes] = append(g, IntList{{B, Lq, Lk, D, DV}});
+        fused.args[Fused::scale] = append(g, Double{q.scale * k->scale});
+        fused.args[Fused::zero_masked_rows] = append(g, Bool{zero_masked_rows});
+        fused.args[Fused::out] = bmm2.args[2];
         std::vector<size_t> group(m.calls.begin(), m.calls.end());
         edit.replace(group, std::move(fused));
     }

@@ -8,11 +8,12 @@
 
 #include "graph/passes/alias_reshapes.h"
 #include "graph/passes/graph_uses.h"
+#include "graph/schema/fused_ops.h"
 
 namespace wgx::graph {
 namespace {
 
-constexpr std::string_view kFused = "wgx.channel_shuffle.default";
+using Fused = schema::ChannelShuffle;
 
 std::optional<std::vector<int64_t>> int_list_at(const Graph& g, int32_t id) {
     if (id < 0 || static_cast<size_t>(id) >= g.values.size()) return std::nullopt;
@@ -131,13 +132,14 @@ class Matcher {
             sizes.reset();
         }
         OpCall fused;
-        fused.name = std::string(kFused);
+        fused.name = std::string(Fused::name);
         fused.debug_handle = cat.debug_handle;
-        fused.args.push_back(list);
-        fused.args.push_back(append(Int{static_cast<int64_t>(d)}));
-        fused.args.push_back(append(Int{groups}));
-        fused.args.push_back(sizes ? append(IntList{*sizes}) : append(Null{}));
-        fused.args.push_back(out);
+        fused.args.resize(Fused::count, -1);
+        fused.args[Fused::tensors] = list;
+        fused.args[Fused::dim] = append(Int{static_cast<int64_t>(d)});
+        fused.args[Fused::groups] = append(Int{groups});
+        fused.args[Fused::split_sizes] = sizes ? append(IntList{*sizes}) : append(Null{});
+        fused.args[Fused::out] = out;
         return std::make_pair(calls_, std::move(fused));
     }
 

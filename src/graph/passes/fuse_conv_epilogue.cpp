@@ -1,6 +1,7 @@
 #include "graph/passes/fuse_conv_epilogue.h"
 
 #include "graph/passes/graph_uses.h"
+#include "graph/schema/fused_ops.h"
 
 #include <optional>
 #include <string_view>
@@ -9,12 +10,18 @@
 namespace wgx::graph {
 namespace {
 
-constexpr std::string_view kConv = "aten.convolution.default";
+using Conv = schema::Convolution;
 constexpr std::string_view kAdd = "aten.add.Tensor";
-constexpr std::string_view kFused = "wgx.conv_add_clamp.default";
-constexpr std::string_view kFusedActivation = "wgx.conv_activation.default";
-constexpr size_t kConvArgs = 10;  // input, weight, bias, stride, padding, dilation, transposed,
-                                  // output_padding, groups, out
+
+// A fused call: the convolution's shared arguments, then room for `count` in all.
+OpCall fused_conv(std::string_view name, const OpCall& conv, size_t count) {
+    OpCall fused;
+    fused.name = std::string(name);
+    fused.debug_handle = conv.debug_handle;
+    fused.args.assign(conv.args.begin(), conv.args.begin() + Conv::prefix);
+    fused.args.resize(count, -1);
+    return fused;
+}
 
 // For the convolution at chain position `i`: its output, when a float32 tensor (or float16,
 // with `float16`) that only one later call reads and that is not a graph output, and the
@@ -29,14 +36,16 @@ struct ConvOutput {
 std::optional<ConvOutput> conv_with_one_reader(const Graph& g, const Uses& uses,
                                                const ChainEdit& edit, size_t i, bool float16) {
     const OpCall& conv = g.chain[i];
-    if (conv.name != kConv || conv.args.size() != kConvArgs || edit.taken(i)) return std::nullopt;
+    if (conv.name != Conv::name || conv.args.size() != Conv::count || edit.taken(i)) {
+        return std::nullopt;
+    }
     const int32_t t = conv.args.back();
     const Tensor* tt = tensor_at(g, t);
     if (!tt || !(tt->dtype == DType::f32 || (float16 && tt->dtype == DType::f16)) ||
         !uses.private_to_one_reader(t)) {
         return std::nullopt;
     }
-    for (size_t a = 0; a < 3; ++a) {
+    for (size_t a : {Conv::input, Conv::weight, Conv::bias}) {
         if (tensor_at(g, conv.args[a]) && uses.write_count(conv.args[a]) > 1) return std::nullopt;
     }
     const size_t j = uses.reader.at(t);
@@ -57,8 +66,9 @@ size_t fuse_conv_epilogue(Graph& g) {
         const int32_t t = found->id;
         const Tensor* tt = found->tensor;
         // Ungrouped and not transposed: the convolutions that take the GEMM's epilogue.
-        const auto* transposed = std::get_if<Bool>(&g.values[static_cast<size_t>(conv.args[6])]);
-        auto groups = number_at(g, conv.args[8]);
+        const auto* transposed =
+            std::get_if<Bool>(&g.values[static_cast<size_t>(conv.args[Conv::transposed])]);
+        auto groups = number_at(g, conv.args[Conv::groups]);
         if (!transposed || transposed->value || !groups || *groups != 1) continue;
 
         const size_t j = found->reader;
@@ -96,14 +106,12 @@ size_t fuse_conv_epilogue(Graph& g) {
             }
         }
 
-        OpCall fused;
-        fused.name = std::string(kFused);
-        fused.debug_handle = conv.debug_handle;
-        fused.args.assign(conv.args.begin(), conv.args.begin() + 9);
-        fused.args.push_back(r);
-        fused.args.push_back(append_number(g, bounds.lo));
-        fused.args.push_back(append_number(g, bounds.hi));
-        fused.args.push_back(out);
+        using Fused = schema::ConvAddClamp;
+        OpCall fused = fused_conv(Fused::name, conv, Fused::count);
+        fused.args[Fused::residual] = r;
+        fused.args[Fused::output_min] = append_number(g, bounds.lo);
+        fused.args[Fused::output_max] = append_number(g, bounds.hi);
+        fused.args[Fused::out] = out;
         edit.replace(last == j ? std::vector<size_t>{i, j} : std::vector<size_t>{i, j, last},
                      std::move(fused));
     }
@@ -124,19 +132,17 @@ size_t fuse_conv_activation(Graph& g) {
         const Tensor* tt = found->tensor;
         const size_t j = found->reader;
         const OpCall& act = g.chain[j];
-        const std::string_view activation = epilogue_activation(act);
-        if (activation.empty() || act.args[0] != t) continue;
+        const schema::Activation activation = epilogue_activation(act);
+        if (activation == schema::Activation::none || act.args[0] != t) continue;
         const int32_t y = act.args[1];
         const Tensor* yt = tensor_at(g, y);
         if (!yt || yt->dims != tt->dims || yt->dtype != tt->dtype) continue;
 
-        OpCall fused;
-        fused.name = std::string(kFusedActivation);
-        fused.debug_handle = conv.debug_handle;
-        fused.args.assign(conv.args.begin(), conv.args.begin() + 9);
-        g.values.push_back(String{std::string(activation)});
-        fused.args.push_back(static_cast<int32_t>(g.values.size() - 1));
-        fused.args.push_back(y);
+        using Fused = schema::ConvActivation;
+        OpCall fused = fused_conv(Fused::name, conv, Fused::count);
+        g.values.push_back(String{std::string(schema::activation_name(activation))});
+        fused.args[Fused::activation] = static_cast<int32_t>(g.values.size() - 1);
+        fused.args[Fused::out] = y;
         edit.replace({i, j}, std::move(fused));
     }
     return edit.apply(g);

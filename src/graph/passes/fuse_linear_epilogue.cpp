@@ -7,6 +7,7 @@
 
 #include "graph/passes/alias_reshapes.h"
 #include "graph/passes/graph_uses.h"
+#include "graph/schema/fused_ops.h"
 #include "graph/passes/permutation.h"
 
 namespace wgx::graph {
@@ -17,7 +18,7 @@ constexpr std::string_view kGelu = "aten.gelu.default";
 constexpr std::string_view kPermute = "aten.permute_copy.default";
 constexpr std::string_view kMul = "aten.mul.Tensor";
 constexpr std::string_view kAdd = "aten.add.Tensor";
-constexpr std::string_view kFused = "wgx.linear_epilogue.default";
+using Fused = schema::LinearEpilogue;
 
 // A float32 tensor of static shape (the values this pass rewrites), else nullptr.
 const Tensor* plain_f32(const Graph& g, int32_t id) {
@@ -35,7 +36,7 @@ struct Pattern {
     Step last = Step::linear;
     int32_t value;              // the value the next call must read
     int32_t out;                // the output of the last real step
-    std::string activation = "none";
+    schema::Activation activation = schema::Activation::none;
     bool channels_first = false;
     int64_t batch = 0, rows = 0;  // channels_first: out is [batch, N, rows...]
     int32_t scale = -1, residual = -1;
@@ -49,17 +50,19 @@ std::optional<int32_t> other_operand(const OpCall& op, int32_t value) {
     return a == value ? b : a;
 }
 
-// The fused op's activation for an activation call: gelu's approximate argument as "gelu" or
-// "gelu_tanh", "silu", "hardswish"; none for other calls.
-std::optional<std::string> activation_of(const Graph& g, const OpCall& op) {
-    if (std::string_view a = epilogue_activation(op); !a.empty()) return std::string(a);
+// The fused op's activation for an activation call: gelu (exact or tanh, by its approximate
+// argument), silu, hardswish; nullopt for other calls.
+std::optional<schema::Activation> activation_of(const Graph& g, const OpCall& op) {
+    if (auto a = epilogue_activation(op); a != schema::Activation::none) return a;
     if (op.name != kGelu) return std::nullopt;
-    if (op.args.size() == 2 || (op.args.size() == 3 && is_null(g, op.args[1]))) return "gelu";
+    if (op.args.size() == 2 || (op.args.size() == 3 && is_null(g, op.args[1]))) {
+        return schema::Activation::gelu;
+    }
     if (op.args.size() != 3) return std::nullopt;
     const auto* s = std::get_if<String>(&g.values[static_cast<size_t>(op.args[1])]);
     if (!s) return std::nullopt;
-    if (s->value == "none") return "gelu";
-    if (s->value == "tanh") return "gelu_tanh";
+    if (s->value == "none") return schema::Activation::gelu;
+    if (s->value == "tanh") return schema::Activation::gelu_tanh;
     return std::nullopt;
 }
 
@@ -195,16 +198,20 @@ size_t fuse_linear_epilogue(Graph& g) {
         p.calls.resize(p.committed);  // reshapes after the last step stay
 
         OpCall fused;
-        fused.name = std::string(kFused);
+        fused.name = std::string(Fused::name);
         fused.debug_handle = linear.debug_handle;
-        fused.args = {x, w, b >= 0 ? b : append_number(g, std::nullopt)};
-        g.values.emplace_back(String{p.activation});
-        fused.args.push_back(static_cast<int32_t>(g.values.size() - 1));
-        fused.args.push_back(p.scale >= 0 ? p.scale : append_number(g, std::nullopt));
-        fused.args.push_back(p.residual >= 0 ? p.residual : append_number(g, std::nullopt));
+        fused.args.resize(Fused::count, -1);
+        fused.args[Fused::input] = x;
+        fused.args[Fused::weight] = w;
+        fused.args[Fused::bias] = b >= 0 ? b : append_number(g, std::nullopt);
+        g.values.emplace_back(String{std::string(schema::activation_name(p.activation))});
+        fused.args[Fused::activation] = static_cast<int32_t>(g.values.size() - 1);
+        fused.args[Fused::scale] = p.scale >= 0 ? p.scale : append_number(g, std::nullopt);
+        fused.args[Fused::residual] =
+            p.residual >= 0 ? p.residual : append_number(g, std::nullopt);
         g.values.emplace_back(Bool{p.channels_first});
-        fused.args.push_back(static_cast<int32_t>(g.values.size() - 1));
-        fused.args.push_back(p.out);
+        fused.args[Fused::channels_first] = static_cast<int32_t>(g.values.size() - 1);
+        fused.args[Fused::out] = p.out;
         edit.replace(p.calls, std::move(fused));
     }
     return edit.apply(g);

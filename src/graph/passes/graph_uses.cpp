@@ -119,11 +119,11 @@ std::optional<double> constant_scalar(const Graph& g, const Uses& uses, int32_t 
     return std::nullopt;
 }
 
-std::string_view epilogue_activation(const OpCall& op) {
-    if (op.args.size() != 2) return "";
-    if (op.name == "aten.silu.default") return "silu";
-    if (op.name == "aten.hardswish.default") return "hardswish";
-    return "";
+schema::Activation epilogue_activation(const OpCall& op) {
+    if (op.args.size() != 2) return schema::Activation::none;
+    if (op.name == "aten.silu.default") return schema::Activation::silu;
+    if (op.name == "aten.hardswish.default") return schema::Activation::hardswish;
+    return schema::Activation::none;
 }
 
 std::optional<ClampBounds> clamp_bounds(const Graph& g, const OpCall& op) {

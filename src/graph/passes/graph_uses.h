@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/schema/fused_ops.h"
 
 namespace wgx::graph {
 
@@ -55,9 +56,9 @@ struct ClampBounds {
 };
 std::optional<ClampBounds> clamp_bounds(const Graph& graph, const OpCall& op);
 
-// The name a fused op's epilogue takes for an activation call of one input and one output
-// ("silu" for aten.silu, "hardswish" for aten.hardswish); "" for any other call.
-std::string_view epilogue_activation(const OpCall& op);
+// The activation a fused op's epilogue applies for an activation call of one input and one
+// output (silu for aten.silu, hardswish for aten.hardswish); none for any other call.
+schema::Activation epilogue_activation(const OpCall& op);
 
 // Appends a Double (or, for nullopt, a Null) value and returns its id.
 int32_t append_number(Graph& graph, std::optional<double> v);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/dispatch_geometry.h"
+#include "graph/schema/fused_ops.h"
 #include "ops/conv/conv2d_depthwise.wgsl.h"
 #include "ops/conv/conv2d_depthwise_tiled.wgsl.h"
 #include "ops/conv/im2col.wgsl.h"
@@ -27,10 +28,7 @@
 namespace wgx::ops {
 namespace {
 
-// Argument positions of the shared schema prefix.
-enum : size_t {
-    kInput, kWeight, kBias, kStride, kPadding, kDilation, kTransposed, kOutPad, kGroups
-};
+using Conv = schema::Convolution;
 
 std::string list_string(const std::vector<int64_t>& v) {
     return fmt::format("[{}]", fmt::join(v, ", "));
@@ -67,14 +65,14 @@ std::optional<float> bound(const Args& args, size_t i, const char* name) {
 }
 
 // The activation argument of wgx.conv_activation.
-GemmActivation activation_arg(const Args& args, size_t i) {
+Activation activation_arg(const Args& args, size_t i) {
     const auto* s = std::get_if<std::string>(&args[i].value());
     if (s == nullptr) {
         args.fail(fmt::format("argument {} (activation) must be a string, \"silu\" or "
                               "\"hardswish\"; got {}.", i, args[i].describe()));
     }
-    const std::optional<GemmActivation> a = gemm_activation_named(*s);
-    if (a == GemmActivation::silu || a == GemmActivation::hardswish) return *a;
+    const std::optional<Activation> a = schema::activation_named(*s);
+    if (a == Activation::silu || a == Activation::hardswish) return *a;
     args.fail(fmt::format("activation must be \"silu\" or \"hardswish\", got \"{}\".", *s));
 }
 
@@ -98,24 +96,24 @@ void check_fits_u32(const Args& args, const Tensor& t, const char* name) {
 
 }  // namespace
 
-void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
-    const size_t count = schema == ConvSchema::plain        ? 10
-                         : schema == ConvSchema::activation ? 11
-                         : schema == ConvSchema::clamp      ? 12
-                                                            : 13;
+void record_convolution(Recorder& rec, const Args& args, ConvSchema form) {
+    const size_t count = form == ConvSchema::plain        ? Conv::count
+                         : form == ConvSchema::activation ? schema::ConvActivation::count
+                         : form == ConvSchema::clamp      ? schema::ConvWithClamp::count
+                                                            : schema::ConvAddClamp::count;
     args.expect_count(count, count);
     const size_t out_index = args.size() - 1;
-    const Tensor& input = args.tensor(kInput, "input");
-    const Tensor& weight = args.tensor(kWeight, "weight");
-    std::optional<Tensor> bias = args.optional_tensor(kBias, "bias");
+    const Tensor& input = args.tensor(Conv::input, "input");
+    const Tensor& weight = args.tensor(Conv::weight, "weight");
+    std::optional<Tensor> bias = args.optional_tensor(Conv::bias, "bias");
     const Tensor& out = args.tensor(out_index, "out");
 
-    const GemmActivation activation = schema == ConvSchema::activation
-                                          ? activation_arg(args, kGroups + 1)
-                                          : GemmActivation::none;
+    const Activation activation = form == ConvSchema::activation
+                                          ? activation_arg(args, schema::ConvActivation::activation)
+                                          : Activation::none;
     std::optional<Tensor> residual;
-    if (schema == ConvSchema::residual_clamp) {
-        residual = args.tensor(kGroups + 1, "residual");
+    if (form == ConvSchema::residual_clamp) {
+        residual = args.tensor(schema::ConvAddClamp::residual, "residual");
         if (residual->shape() != out.shape()) {
             args.fail(fmt::format("residual must have out's shape {}, got {}.",
                                   shape_string(out.shape()), shape_string(residual->shape())));
@@ -146,12 +144,12 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         check_fits_u32(args, *t, name);
     }
 
-    auto stride = spatial(args, kStride, "stride", dims, 1);
-    auto padding = spatial(args, kPadding, "padding", dims, 0);
-    auto dilation = spatial(args, kDilation, "dilation", dims, 1);
-    bool transposed = args.boolean(kTransposed, "transposed");
-    auto out_pad = spatial(args, kOutPad, "output_padding", dims, 0);
-    int64_t groups = args.integer(kGroups, "groups");
+    auto stride = spatial(args, Conv::stride, "stride", dims, 1);
+    auto padding = spatial(args, Conv::padding, "padding", dims, 0);
+    auto dilation = spatial(args, Conv::dilation, "dilation", dims, 1);
+    bool transposed = args.boolean(Conv::transposed, "transposed");
+    auto out_pad = spatial(args, Conv::output_padding, "output_padding", dims, 0);
+    int64_t groups = args.integer(Conv::groups, "groups");
     if (groups < 1) args.fail(fmt::format("groups must be >= 1, got {}.", groups));
 
     // Shapes as 2-D: [N, C, H, W] with H = 1 for 1-D.
@@ -179,7 +177,7 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         }
         if (out_pad[0] != 0 || out_pad[1] != 0) {
             args.fail(fmt::format("output_padding {} must be zero unless transposed.",
-                                  list_string(args.int_list(kOutPad, "output_padding"))));
+                                  list_string(args.int_list(Conv::output_padding, "output_padding"))));
         }
     } else {
         // weight [C_in, C_out / groups, kH, kW]
@@ -191,7 +189,7 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
         for (int d = 0; d < 2; ++d) {
             if (out_pad[d] >= stride[d] && out_pad[d] >= dilation[d]) {
                 args.fail(fmt::format("output_padding {} must be smaller than stride or dilation.",
-                                      list_string(args.int_list(kOutPad, "output_padding"))));
+                                      list_string(args.int_list(Conv::output_padding, "output_padding"))));
             }
         }
     }
@@ -234,10 +232,13 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     p.co_blocks = uint32_t(ceil_div(cout_g, 4));
     p.x_blocks = uint32_t(ceil_div(o[1], 4));
     if (bias) p.flags |= kConvHasBias;
-    if (schema == ConvSchema::clamp || schema == ConvSchema::residual_clamp) {
-        const size_t at = schema == ConvSchema::clamp ? kGroups + 1 : kGroups + 2;
-        if (auto lo = bound(args, at, "output_min")) p.flags |= kConvHasMin, p.out_min = *lo;
-        if (auto hi = bound(args, at + 1, "output_max")) p.flags |= kConvHasMax, p.out_max = *hi;
+    if (form == ConvSchema::clamp || form == ConvSchema::residual_clamp) {
+        const size_t lo_at = form == ConvSchema::clamp ? schema::ConvWithClamp::output_min
+                                                         : schema::ConvAddClamp::output_min;
+        const size_t hi_at = form == ConvSchema::clamp ? schema::ConvWithClamp::output_max
+                                                         : schema::ConvAddClamp::output_max;
+        if (auto lo = bound(args, lo_at, "output_min")) p.flags |= kConvHasMin, p.out_min = *lo;
+        if (auto hi = bound(args, hi_at, "output_max")) p.flags |= kConvHasMax, p.out_max = *hi;
     }
 
     // Without a bias the weight stands in for its binding (read-only twice is fine); the
@@ -249,11 +250,11 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     // the math it calls prepended); without one the line goes, and their text is what it was
     // before activations existed.
     std::string common = params_wgsl +
-                         (activation != GemmActivation::none ? std::string(wgsl::ops_common_math)
+                         (activation != Activation::none ? std::string(wgsl::ops_common_math)
                                                              : std::string()) +
                          std::string(wgsl::ops_conv_conv_common);
     replace_wgsl_marker(common, "ACTIVATE",
-                        activation != GemmActivation::none
+                        activation != Activation::none
                             ? fmt::format("    v = {};\n", activation_wgsl(activation, "v"))
                             : std::string());
     const uint32_t max_dim = rec.device().limits.max_workgroups_per_dimension;
@@ -361,7 +362,7 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema schema) {
     const Tensor& residual_binding = residual ? *residual : input;
     const double has_residual = residual ? 1.0 : 0.0;
     const std::string suffix =
-        fmt::format("{}{}{}", gemm_activation_label(activation), residual ? " residual" : "",
+        fmt::format("{}{}{}", activation_label(activation), residual ? " residual" : "",
                     dt == DType::f16 ? " f16" : "");
     const uint32_t wg = rec.workgroup_size(64);
     // Variant 2a: pure depthwise (one output channel per group) through workgroup memory, when

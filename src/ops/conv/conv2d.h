@@ -46,6 +46,6 @@ enum class ConvSchema {
 // GEMM's and the direct kernels'), in the GEMM's order: the bias, the activation, the residual,
 // the clamp. The tensors are all float32, or all float16 (stored as float16,
 // computed in float32, rounded once on the store; needs shader-f16).
-void record_convolution(Recorder& rec, const Args& args, ConvSchema schema);
+void record_convolution(Recorder& rec, const Args& args, ConvSchema form);
 
 }  // namespace wgx::ops

@@ -7,8 +7,8 @@
 //        activation, out], with aten.convolution's arguments and `activation` a string:
 //   "silu"       x * sigmoid(x), as aten.silu (common/math.wgsl's sigmoid, stable for any |x|)
 //   "hardswish"  x * clamp(x + 3, 0, 6) / 6, as aten.hardswish
-// A string rather than a code: the program format stores strings (as aten.gelu's
-// `approximate`), and a name reads the same in a dumped program.json as in this comment.
+// The argument positions and activation names: graph/schema/fused_ops.h.
+#include "graph/schema/fused_ops.h"
 #include "ops/conv/conv2d.h"
 #include "ops/registry.h"
 
@@ -17,7 +17,7 @@ namespace {
 
 class ConvActivation final : public BuiltinOp {
   public:
-    std::string_view name() const override { return "wgx.conv_activation.default"; }
+    std::string_view name() const override { return schema::ConvActivation::name; }
     bool accepts_float16() const override { return true; }
     void record(Recorder& rec, const Args& args) const override {
         record_convolution(rec, args, ConvSchema::activation);

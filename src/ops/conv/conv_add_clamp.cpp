@@ -5,6 +5,7 @@
 // hardtanh / clamp). A bound that is none or beyond float's range is none.
 // Args: [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups,
 //        residual, output_min?, output_max?, out].
+#include "graph/schema/fused_ops.h"
 #include "ops/conv/conv2d.h"
 #include "ops/registry.h"
 
@@ -13,7 +14,7 @@ namespace {
 
 class ConvAddClamp final : public BuiltinOp {
   public:
-    std::string_view name() const override { return "wgx.conv_add_clamp.default"; }
+    std::string_view name() const override { return schema::ConvAddClamp::name; }
     bool accepts_float16() const override { return true; }
     void record(Recorder& rec, const Args& args) const override {
         record_convolution(rec, args, ConvSchema::residual_clamp);

@@ -2,6 +2,7 @@
 // fused into the convolution's epilogue. A bound that is none or beyond float's range is none.
 // Args: [input, weight, bias?, stride, padding, dilation, transposed, output_padding, groups,
 //        output_min?, output_max?, out].
+#include "graph/schema/fused_ops.h"
 #include "ops/conv/conv2d.h"
 #include "ops/registry.h"
 
@@ -10,7 +11,7 @@ namespace {
 
 class ConvWithClamp final : public BuiltinOp {
   public:
-    std::string_view name() const override { return "et_vk.conv_with_clamp.default"; }
+    std::string_view name() const override { return schema::ConvWithClamp::name; }
     bool accepts_float16() const override { return true; }
     void record(Recorder& rec, const Args& args) const override {
         record_convolution(rec, args, ConvSchema::clamp);

@@ -2,6 +2,7 @@
 // excitation gate of EfficientNet. The engine's own op: the graph pass
 // graph/passes/fuse_activations makes it from sigmoid + mul, one dispatch instead of two.
 // Args: [self, gate, out].
+#include "graph/schema/fused_ops.h"
 #include "ops/elementwise/binary.h"
 #include "ops/registry.h"
 
@@ -10,15 +11,16 @@ namespace {
 
 class MulSigmoid final : public BuiltinOp {
   public:
-    std::string_view name() const override { return "wgx.mul_sigmoid.default"; }
+    std::string_view name() const override { return schema::MulSigmoid::name; }
     bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
-        args.expect_count(3, 3);
+        using Schema = schema::MulSigmoid;
+        args.expect_count(Schema::count, Schema::count);
         BinarySpec spec{name(),
                         "return x * T(sigmoid(f32(y)));", /*float_only=*/true};
-        record_binary(rec, spec, args.tensor(0, "self"), args.tensor(1, "gate"),
-                      args.tensor(2, "out"), 1.0f, args);
+        record_binary(rec, spec, args.tensor(Schema::self, "self"),
+                      args.tensor(Schema::gate, "gate"), args.tensor(Schema::out, "out"), 1.0f, args);
     }
 };
 

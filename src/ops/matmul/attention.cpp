@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/schema/fused_ops.h"
 #include "ops/common/float16_support.h"
 #include "ops/matmul/attention.wgsl.h"
 #include "ops/matmul/attention_params.h"
@@ -27,15 +28,16 @@ constexpr int64_t kRowsPerGroup = 8;  // attention.wgsl ROWS
 
 class Attention final : public BuiltinOp {
   public:
-    std::string_view name() const override { return "wgx.attention.default"; }
+    std::string_view name() const override { return schema::Attention::name; }
     bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
-        args.expect_count(10, 10);
-        const Tensor& q = args.tensor(0, "q");
-        const Tensor& k = args.tensor(1, "k");
-        const Tensor& v = args.tensor(2, "v");
-        const Tensor& out = args.tensor(9, "out");
+        using Schema = schema::Attention;
+        args.expect_count(Schema::count, Schema::count);
+        const Tensor& q = args.tensor(Schema::q, "q");
+        const Tensor& k = args.tensor(Schema::k, "k");
+        const Tensor& v = args.tensor(Schema::v, "v");
+        const Tensor& out = args.tensor(Schema::out, "out");
         const DType dt = one_float_type(rec, args, {{&q, "q"}, {&k, "k"}, {&v, "v"}, {&out, "out"}});
         const AttentionCall call = attention_call(args);
         const int64_t B = call.B, Lq = call.Lq, Lk = call.Lk, D = call.D, DV = call.DV;

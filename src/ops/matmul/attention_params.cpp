@@ -4,15 +4,19 @@
 
 #include <vector>
 
+#include "graph/schema/fused_ops.h"
+
 namespace wgx::ops {
 namespace {
+
+using Schema = schema::Attention;
 
 // A view's 4 integers, checked: non-negative, and every element it reaches for a [B, rows,
 // cols] index space inside `t`.
 AttentionView checked_view(const Args& args, size_t i, const char* name, const Tensor& t,
                            int64_t B, int64_t rows, int64_t cols) {
     const std::vector<int64_t> v = args.int_list(i, name);
-    if (v.size() != 4) {
+    if (v.size() != Schema::view_count) {
         args.fail(fmt::format("{} must be [offset, batch, row, col] strides, got {} values.",
                               name, v.size()));
     }
@@ -32,8 +36,8 @@ AttentionView checked_view(const Args& args, size_t i, const char* name, const T
 }  // namespace
 
 AttentionCall attention_call(const Args& args) {
-    const std::vector<int64_t> sizes = args.int_list(6, "sizes");
-    if (sizes.size() != 5) {
+    const std::vector<int64_t> sizes = args.int_list(Schema::sizes, "sizes");
+    if (sizes.size() != Schema::sizes_count) {
         args.fail(fmt::format("sizes must be [B, Lq, Lk, D, DV], got {} values.", sizes.size()));
     }
     AttentionCall c;
@@ -46,21 +50,21 @@ AttentionCall attention_call(const Args& args) {
         args.fail(fmt::format("takes at most {} keys and head sizes up to {}, got Lk {}, D {}, "
                               "DV {}.", kAttentionMaxKeys, kAttentionMaxHeadSize, c.Lk, c.D, c.DV));
     }
-    const Tensor& out = args.tensor(9, "out");
+    const Tensor& out = args.tensor(Schema::out, "out");
     if (out.numel() != c.B * c.Lq * c.DV) {
         args.fail(fmt::format("out {} must hold B * Lq * DV = {} elements.",
                               shape_string(out.shape()), c.B * c.Lq * c.DV));
     }
     AttentionParams& p = c.params;
-    p.q = checked_view(args, 3, "q_view", args.tensor(0, "q"), c.B, c.Lq, c.D);
-    p.k = checked_view(args, 4, "k_view", args.tensor(1, "k"), c.B, c.Lk, c.D);
-    p.v = checked_view(args, 5, "v_view", args.tensor(2, "v"), c.B, c.Lk, c.DV);
+    p.q = checked_view(args, Schema::q_view, "q_view", args.tensor(Schema::q, "q"), c.B, c.Lq, c.D);
+    p.k = checked_view(args, Schema::k_view, "k_view", args.tensor(Schema::k, "k"), c.B, c.Lk, c.D);
+    p.v = checked_view(args, Schema::v_view, "v_view", args.tensor(Schema::v, "v"), c.B, c.Lk, c.DV);
     p.lq = uint32_t(c.Lq);
     p.lk = uint32_t(c.Lk);
     p.d = uint32_t(c.D);
     p.dv = uint32_t(c.DV);
-    p.scale = float(args.number(7, "scale"));
-    p.zero_masked_rows = args.boolean(8, "zero_masked_rows") ? 1u : 0u;
+    p.scale = float(args.number(Schema::scale, "scale"));
+    p.zero_masked_rows = args.boolean(Schema::zero_masked_rows, "zero_masked_rows") ? 1u : 0u;
     return c;
 }
 

@@ -68,7 +68,7 @@ const char* dt_label(DType dt) { return dt == DType::f16 ? " f16" : ""; }
 // The epilogue's tail in kernel labels.
 std::string epilogue_label(const GemmCall& call, bool has_bias) {
     return fmt::format("{}{}{}{}{}", has_bias ? " bias" : "",
-                       gemm_activation_label(call.activation),
+                       activation_label(call.activation),
                        call.scale ? (call.scale_rows ? " scale rows" : " scale") : "",
                        call.residual ? " residual" : "", has_clamp(call) ? " clamp" : "");
 }
@@ -84,7 +84,7 @@ double activation_override(const GemmCall& call) {
 std::string epilogue_wgsl(const GemmCall& call) {
     std::string text(wgsl::ops_matmul_gemm_epilogue);
     const bool spliced =
-        call.activation == GemmActivation::silu || call.activation == GemmActivation::hardswish;
+        call.activation == Activation::silu || call.activation == Activation::hardswish;
     replace_wgsl_marker(
         text, "ACTIVATE",
         spliced ? fmt::format("    v = {};\n", activation_wgsl(call.activation, "v")) : "");

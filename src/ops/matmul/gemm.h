@@ -69,7 +69,7 @@ struct GemmCall {
     bool trans_b = false;
     // Applied to alpha * product + beta * bias (a linear layer's or a convolution's fused
     // activation).
-    GemmActivation activation = GemmActivation::none;
+    Activation activation = Activation::none;
     // Multiplies the activation's result: one value per column of C (N values), or with
     // scale_rows per row (M values), the same for every batch (a layer scale).
     std::optional<Tensor> scale;

@@ -227,36 +227,20 @@ void replace_wgsl_marker(std::string& text, std::string_view marker, const std::
     if (count == 0) throw std::logic_error(fmt::format("the WGSL has no //@{} line", marker));
 }
 
-std::string activation_wgsl(GemmActivation a, std::string_view x) {
+std::string activation_wgsl(Activation a, std::string_view x) {
     switch (a) {
-        case GemmActivation::none: return std::string(x);
-        case GemmActivation::gelu: return fmt::format("gelu_erf({})", x);
-        case GemmActivation::gelu_tanh: return fmt::format("gelu_tanh({})", x);
-        case GemmActivation::silu: return fmt::format("{0} * sigmoid({0})", x);
-        case GemmActivation::hardswish:
+        case Activation::none: return std::string(x);
+        case Activation::gelu: return fmt::format("gelu_erf({})", x);
+        case Activation::gelu_tanh: return fmt::format("gelu_tanh({})", x);
+        case Activation::silu: return fmt::format("{0} * sigmoid({0})", x);
+        case Activation::hardswish:
             return fmt::format("{0} * clamp({0} + 3.0, 0.0, 6.0) / 6.0", x);
     }
     return std::string(x);
 }
 
-std::string_view gemm_activation_label(GemmActivation a) {
-    switch (a) {
-        case GemmActivation::none: return "";
-        case GemmActivation::gelu: return " gelu";
-        case GemmActivation::gelu_tanh: return " gelu_tanh";
-        case GemmActivation::silu: return " silu";
-        case GemmActivation::hardswish: return " hardswish";
-    }
-    return "";
-}
-
-std::optional<GemmActivation> gemm_activation_named(std::string_view name) {
-    if (name == "none") return GemmActivation::none;
-    for (GemmActivation a : {GemmActivation::gelu, GemmActivation::gelu_tanh,
-                             GemmActivation::silu, GemmActivation::hardswish}) {
-        if (name == gemm_activation_label(a).substr(1)) return a;
-    }
-    return std::nullopt;
+std::string activation_label(Activation a) {
+    return a == Activation::none ? std::string() : " " + std::string(schema::activation_name(a));
 }
 
 std::span<const GemmVariant> gemm_variants() { return kVariants; }
@@ -333,7 +317,7 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
                          : std::string(" B"),
         f.vec_a ? " vec_a" : "", f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
         f.split_k ? " split-K" : (std::string(f.has_bias ? " bias" : "") +
-                                  std::string(gemm_activation_label(f.activation)) +
+                                  std::string(activation_label(f.activation)) +
                                   (f.has_scale ? (f.scale_rows ? " scale rows" : " scale") : "") +
                                   (f.has_residual ? " residual" : "") +
                                   (f.has_clamp ? " clamp" : "")),
@@ -345,7 +329,7 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
     // The activation and the scale (absent with split K, whose reduce pass applies them) add
     // their code, the math they call and the scale's binding; without them those lines are
     // empty and the text is that of a GEMM without these steps.
-    const bool activate = f.activation != GemmActivation::none && !f.split_k;
+    const bool activate = f.activation != Activation::none && !f.split_k;
     const bool scale = f.has_scale && !f.split_k;
     if (activate) text += wgsl::ops_common_math;
     text += wgsl::ops_matmul_gemm;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "graph/schema/fused_ops.h"
 #include "wgx/device.h"
 
 namespace wgx::ops {
@@ -43,20 +44,16 @@ const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uin
 uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint64_t M,
                             uint64_t N, uint64_t K, uint64_t batch);
 
-// An activation applied in the epilogue, after the bias (the override value of gemv.wgsl and
-// gemm_splitk_reduce.wgsl): GELU exact (erf) or tanh-approximated, as aten.gelu's approximate
-// "none" and "tanh" (common/math.wgsl); SiLU, x * sigmoid(x) with math.wgsl's stable sigmoid,
-// and hardswish, x * clamp(x + 3, 0, 6) / 6, each as the engine's aten.silu / aten.hardswish
-// kernel computes it (a convolution followed by either, wgx.conv_activation).
-enum class GemmActivation : uint32_t { none = 0, gelu = 1, gelu_tanh = 2, silu = 3, hardswish = 4 };
-// " gelu" / " gelu_tanh" / " silu" / " hardswish" for kernel labels; "" for none.
-std::string_view gemm_activation_label(GemmActivation a);
-// The activation an op argument names: "none", "gelu", "gelu_tanh", "silu" or "hardswish" (the
-// labels above without their space); nullopt for any other name.
-std::optional<GemmActivation> gemm_activation_named(std::string_view name);
-// The WGSL expression of `a` applied to the f32 expression `x` (`x` itself for none), calling
-// common/math.wgsl's functions for GELU and SiLU: kernels that use it prepend math.wgsl.
-std::string activation_wgsl(GemmActivation a, std::string_view x);
+// An activation applied in the epilogue, after the bias (graph/schema/fused_ops.h); its value is
+// the override value of gemv.wgsl and gemm_splitk_reduce.wgsl.
+using Activation = schema::Activation;
+// " gelu", " silu", ... for kernel labels; "" for none.
+std::string activation_label(Activation a);
+// The WGSL expression of `a` applied to the f32 expression `x` (`x` itself for none), as the
+// engine's aten.gelu / aten.silu / aten.hardswish kernels compute it: GELU through
+// common/math.wgsl's erf or tanh form, SiLU with its stable sigmoid (kernels that use it
+// prepend math.wgsl).
+std::string activation_wgsl(Activation a, std::string_view x);
 // Replaces each line "//@<marker>\n" of `text` with `code` (which ends in a newline, or is empty
 // to drop the line); throws std::logic_error when `text` has no such line.
 void replace_wgsl_marker(std::string& text, std::string_view marker, const std::string& code);
@@ -68,7 +65,7 @@ struct GemmShapeFlags {
     bool has_bias = false;
     bool has_residual = false;  // residual epilogue (binding 5, C's layout)
     bool has_clamp = false;     // clamp epilogue (Params out_min / out_max)
-    GemmActivation activation = GemmActivation::none;  // after the bias
+    Activation activation = Activation::none;  // after the bias
     bool has_scale = false;     // a per-column multiplier (binding 6) after the activation
     bool scale_rows = false;    // ... per row instead
     bool split_k = false;       // write raw partial sums per K chunk (see gemm.wgsl)

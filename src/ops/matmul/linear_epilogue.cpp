@@ -20,6 +20,7 @@
 // float32, or float16 throughout (float32 arithmetic).
 #include <fmt/format.h>
 
+#include "graph/schema/fused_ops.h"
 #include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
@@ -28,29 +29,33 @@
 namespace wgx::ops {
 namespace {
 
-GemmActivation parse_activation(const Args& args, size_t i) {
-    const auto* s = std::get_if<std::string>(&args[i].value());
-    if (s == nullptr) args.fail("argument 3 (activation) must be a string.");
-    if (auto a = gemm_activation_named(*s)) return *a;
+using Schema = schema::LinearEpilogue;
+
+Activation parse_activation(const Args& args) {
+    const auto* s = std::get_if<std::string>(&args[Schema::activation].value());
+    if (s == nullptr) {
+        args.fail(fmt::format("argument {} (activation) must be a string.", size_t(Schema::activation)));
+    }
+    if (auto a = schema::activation_named(*s)) return *a;
     args.fail(fmt::format("activation must be \"none\", \"gelu\", \"gelu_tanh\", \"silu\" or "
                           "\"hardswish\", got \"{}\".", *s));
 }
 
 class LinearEpilogue final : public BuiltinOp {
   public:
-    std::string_view name() const override { return "wgx.linear_epilogue.default"; }
+    std::string_view name() const override { return Schema::name; }
     bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
-        args.expect_count(8, 8);
-        const Tensor& input = args.tensor(0, "input");
-        const Tensor& weight = args.tensor(1, "weight");
-        const auto bias = args.optional_tensor(2, "bias");
-        const GemmActivation activation = parse_activation(args, 3);
-        const auto scale = args.optional_tensor(4, "scale");
-        const auto residual = args.optional_tensor(5, "residual");
-        const bool channels_first = args.boolean(6, "channels_first");
-        const Tensor& out = args.tensor(7, "out");
+        args.expect_count(Schema::count, Schema::count);
+        const Tensor& input = args.tensor(Schema::input, "input");
+        const Tensor& weight = args.tensor(Schema::weight, "weight");
+        const auto bias = args.optional_tensor(Schema::bias, "bias");
+        const Activation activation = parse_activation(args);
+        const auto scale = args.optional_tensor(Schema::scale, "scale");
+        const auto residual = args.optional_tensor(Schema::residual, "residual");
+        const bool channels_first = args.boolean(Schema::channels_first, "channels_first");
+        const Tensor& out = args.tensor(Schema::out, "out");
         one_float_type(rec, args,
                        {{&input, "input"}, {&weight, "weight"}, {bias ? &*bias : nullptr, "bias"},
                         {scale ? &*scale : nullptr, "scale"},

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "graph/schema/fused_ops.h"
 #include "ops/common/dims.h"
 #include "ops/registry.h"
 #include "ops/shape/channel_shuffle.wgsl.h"
@@ -27,6 +28,8 @@
 
 namespace wgx::ops {
 namespace {
+
+using Schema = schema::ChannelShuffle;
 
 constexpr size_t kSlots = 4;  // inputs and outputs per dispatch: 8 storage buffers, WebGPU's minimum
 
@@ -73,12 +76,12 @@ std::string bindings_wgsl(size_t ins, size_t outs) {
 
 class ChannelShuffle final : public BuiltinOp {
   public:
-    std::string_view name() const override { return "wgx.channel_shuffle.default"; }
+    std::string_view name() const override { return Schema::name; }
     bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
-        args.expect_count(5, 5);
-        auto list = args.tensor_list(0, "tensors");
+        args.expect_count(Schema::count, Schema::count);
+        auto list = args.tensor_list(Schema::tensors, "tensors");
         if (list.empty()) args.fail("tensors is empty.");
         std::vector<Tensor> inputs;
         for (size_t i = 0; i < list.size(); ++i) {
@@ -88,7 +91,7 @@ class ChannelShuffle final : public BuiltinOp {
         const Tensor first = inputs[0];
         if (first.rank() == 0) args.fail("tensors[0] is zero-dimensional; the shuffle needs a dim.");
         const DType dtype = first.dtype();
-        const int64_t dim = wrap_dim(args, args.integer(1, "dim"), first.rank(), "dim");
+        const int64_t dim = wrap_dim(args, args.integer(Schema::dim, "dim"), first.rank(), "dim");
 
         // The concatenation's shape.
         Shape shape = first.shape();
@@ -110,7 +113,7 @@ class ChannelShuffle final : public BuiltinOp {
         }
         const int64_t channels = shape[dim];
 
-        const int64_t groups = args.integer(2, "groups");
+        const int64_t groups = args.integer(Schema::groups, "groups");
         if (groups < 1 || channels % groups != 0) {
             args.fail(fmt::format("groups ({}) must be positive and divide the {} channels of "
                                   "dim {} of the concatenation {}.",
@@ -119,18 +122,18 @@ class ChannelShuffle final : public BuiltinOp {
 
         // The pieces to write: the whole shuffled tensor, or the split's present outputs.
         std::vector<Piece> pieces;
-        const auto& out_value = args[4].value();
-        if (args.is_none(3)) {
+        const auto& out_value = args[Schema::out].value();
+        if (args.is_none(Schema::split_sizes)) {
             if (!std::holds_alternative<Tensor>(out_value)) {
                 args.fail(fmt::format("out must be a tensor when split_sizes is none, got {}.",
-                                      args[4].describe()));
+                                      args[Schema::out].describe()));
             }
             const Tensor& out = std::get<Tensor>(out_value);
             expect_dtype(args, out, dtype, "out");
             expect_shape(args, out, shape, "out");
             pieces.push_back({out, 0});
         } else {
-            std::vector<int64_t> sizes = int_list_arg(args, 3, "split_sizes");
+            std::vector<int64_t> sizes = int_list_arg(args, Schema::split_sizes, "split_sizes");
             int64_t total = 0;
             for (int64_t s : sizes) {
                 if (s < 0) {
@@ -145,7 +148,7 @@ class ChannelShuffle final : public BuiltinOp {
                                       shape_string(sizes), total, shape_string(shape), channels,
                                       dim));
             }
-            auto outs = args.tensor_list(4, "out");
+            auto outs = args.tensor_list(Schema::out, "out");
             if (outs.size() != sizes.size()) {
                 args.fail(fmt::format("out has {} tensors; split_sizes makes {}.", outs.size(),
                                       sizes.size()));
