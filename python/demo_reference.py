@@ -36,13 +36,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+import photos
+import stb_decode
+
 PYTHON_DIR = Path(__file__).resolve().parent
 ROOT = PYTHON_DIR.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
-
-import photos  # noqa: E402
-import stb_decode  # noqa: E402
 
 # Photos used by --all, per task (ids of python/photos.py).
 DEFAULT_PHOTOS = {

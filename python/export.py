@@ -47,8 +47,7 @@ from executorch.exir import to_edge_transform_and_lower
 from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
 from executorch.version import __version__ as executorch_version
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import inspect_pte  # noqa: E402
+import inspect_pte
 
 # ---------------------------------------------------------------------------
 # Models

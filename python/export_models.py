@@ -49,11 +49,9 @@ from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPart
 from executorch.version import __version__ as executorch_version
 import torchvision
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import inspect_pte  # noqa: E402
-import export as fixtures  # noqa: E402  (shared helpers: seeds, error stats, ExecuTorch CPU run)
-from models import common, midas_small, tv_variants as tv, yolo  # noqa: E402
+import inspect_pte
+import export as fixtures  # shared helpers: seeds, error stats, ExecuTorch CPU run
+from models import common, midas_small, tv_variants as tv, yolo
 
 # ---------------------------------------------------------------------------
 # Model set

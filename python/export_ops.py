@@ -49,16 +49,13 @@ import warnings
 import zlib
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-import inspect_pte  # noqa: E402
-import list_ops  # noqa: E402
-import op_cases  # noqa: E402
-from op_cases import Case, Inp  # noqa: E402
+import inspect_pte
+import list_ops
+import op_cases
+from op_cases import Case, Inp
 
 SCRIPT = "python/export_ops.py"
 

@@ -51,16 +51,15 @@ import traceback
 from typing import Dict, List, Optional
 
 import numpy as np
+import torch
+
+import export as fixtures  # error_stats: the project's error measure
+import export_models  # the model builders and seeded inputs of the exported set
+import peers_report as report
+from peers_runners import RUNNERS, PeerUnavailable, as_numpy, describe
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import torch  # noqa: E402
-
-import export as fixtures  # noqa: E402  (error_stats: the project's error measure)
-import export_models  # noqa: E402  (the model builders and seeded inputs of the exported set)
-import peers_report as report  # noqa: E402
-from peers_runners import RUNNERS, PeerUnavailable, as_numpy, describe  # noqa: E402
 
 CPU_PEERS = ["wgx", "torch_cpu", "xnnpack", "ort_cpu", "ort_webgpu"]
 CUDA_PEERS = ["torch_cuda", "torch_cuda_graph"]

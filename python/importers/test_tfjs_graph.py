@@ -27,12 +27,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-PYTHON_DIR = Path(__file__).resolve().parent.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
-
-from importers import tfjs_graph  # noqa: E402
-from importers.validate_tfjs import compare  # noqa: E402
+from importers import tfjs_graph
+from importers.tfjs_reference import compare
 
 TOLERANCE_REL_L2 = 1e-5
 

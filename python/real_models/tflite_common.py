@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -22,8 +21,6 @@ import torch.nn.functional as F
 
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 ROOT = PYTHON_DIR.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
 
 CACHE = ROOT / ".cache" / "real-models"
 # Model files that may not be committed come from the shared folder beside the checkout

@@ -29,11 +29,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from real_models import tflite_common as common  # noqa: E402
-from importers.tflite_model import build_module  # noqa: E402
-from importers.tflite_reader import read_tflite  # noqa: E402
+from real_models import tflite_common as common
+from importers.tflite_model import build_module
+from importers.tflite_reader import read_tflite
 
 NAME = "yolo26n"
 SHARED = common.SHARED_MODELS / "yolo26n"

@@ -4,6 +4,7 @@ answers worked out by hand. They are the oracle for the C++ demo tests, so they 
 against first principles here, not against themselves.
 
     python/.venv/bin/python python/tests/test_demo_reference.py       # exit 0 = all passed
+    cd python && .venv/bin/python -m tests.test_demo_reference          # the same
 """
 
 from __future__ import annotations
@@ -11,13 +12,11 @@ from __future__ import annotations
 import math
 import sys
 import traceback
-from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import demo_reference as dr  # noqa: E402
+import demo_reference as dr
 
 
 def close(a, b, tol=1e-9):

@@ -2,16 +2,15 @@
 """Checks of python/peers_report.py: the statistics match `wgx bench`'s definitions, each peer
 is compared with the matching wgx latency, and the table shows failures and flagged errors.
 
-    python3 python/tests/test_peers_report.py       # exit 0 = all passed (no torch needed)
+    cd python && python3 -m tests.test_peers_report            # exit 0 = all passed (no torch needed)
+    python/.venv/bin/python python/tests/test_peers_report.py  # the same, in the tooling's venv
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import peers_report as report  # noqa: E402
+import peers_report as report
 
 
 def lat(ms: float) -> dict:

@@ -13,7 +13,7 @@ and every output is compared (max abs difference, relative L2 = |a - b| / |b|).
            Keras graph): a second, differently built graph, imported NCHW; not shipped.
 
 Usage (from the repository root; needs `bash python/fetch_packages.sh` and `npm ci --prefix python`):
-    python/.venv/bin/python python/importers/validate_tfjs.py [--only nanodet|selfie]
+    python/.venv/bin/python python/real_models/validate_tfjs.py [--only nanodet|selfie]
 Writes .cache/real-models/<model>/validation.json and prints a summary. Exit 1 if an output
 differs from TensorFlow.js by more than the tolerance (rel L2 1e-4).
 """
@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -33,13 +32,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-PYTHON_DIR = Path(__file__).resolve().parent.parent
-ROOT = PYTHON_DIR.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
+from importers import tfjs_graph
+from importers.tfjs_reference import compare, run_tfjs, tfjs_version
+from real_models import nanodet as nd
 
-from importers import tfjs_graph  # noqa: E402
-from real_models import nanodet as nd  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 DARKNET_DATA = Path("/usr/share/darknet/data")  # Debian package darknet
 SKIMAGE_DATA = Path("/usr/lib/python3/dist-packages/skimage/data")  # Debian package python3-skimage
@@ -48,35 +45,6 @@ REL_L2_TOLERANCE = 1e-4
 SELFIE_JSON = nd.MODEL_DIR / "selfie.json"
 SELFIE_SHA256 = {"selfie.json": "8b7f5f95c0159a83a7240b1298a67012cfffd0396bfa653bdf452913610e9a88",
                  "selfie.bin": "8f57aaa72dc068a50bd37c232d2e073e107912241e459002e1480876676f382a"}
-
-
-def compare(a: np.ndarray, ref: np.ndarray) -> Dict[str, Any]:
-    if a.shape != ref.shape:
-        raise ValueError(f"shape {a.shape} vs reference {ref.shape}")
-    a64, r64 = a.astype(np.float64), ref.astype(np.float64)
-    norm = np.linalg.norm(r64)
-    return {"shape": list(ref.shape), "max_abs": float(np.abs(a64 - r64).max()),
-            "rel_l2": float(np.linalg.norm(a64 - r64) / norm) if norm > 0 else float(np.linalg.norm(a64)),
-            "ref_max_abs": float(np.abs(r64).max())}
-
-
-def run_tfjs(model_json: Path, runs: List[Dict[str, Any]], work: Path) -> str:
-    """Run tfjs_run.js on a job; returns its log. runs: [{"inputs": {...}, "outputs": {...}}]."""
-    script = Path(__file__).with_name("tfjs_run.js")
-    if not (PYTHON_DIR / "node_modules" / "@tensorflow" / "tfjs").exists():
-        raise FileNotFoundError("npm deps missing: run `npm ci --prefix python` from the repository root")
-    job = work / "job.json"
-    job.write_text(json.dumps({"model": str(model_json), "runs": runs}))
-    proc = subprocess.run(["node", str(script), str(job)], capture_output=True, text=True,
-                          env={**os.environ, "NODE_PATH": str(PYTHON_DIR / "node_modules")})
-    if proc.returncode != 0:
-        raise RuntimeError(f"tfjs_run.js failed:\n{proc.stdout}\n{proc.stderr}")
-    return "\n".join(l for l in proc.stdout.splitlines() if l.startswith("[tfjs_run]"))
-
-
-def tfjs_version() -> str:
-    pkg = PYTHON_DIR / "node_modules" / "@tensorflow" / "tfjs" / "package.json"
-    return json.loads(pkg.read_text())["version"]
 
 
 def flip_check(model, photos: List[Path], decode_cfg: Dict[str, Any], labels: List[str]) -> Dict[str, Any]:
