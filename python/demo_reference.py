@@ -29,8 +29,9 @@ import json
 import math
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -76,7 +77,7 @@ def photo_path(photo: str) -> str:
     return photos.path(photo) if photo in photos.PHOTOS else photo
 
 
-def geometry(input_cfg: Dict[str, Any], photo_h: int, photo_w: int) -> Dict[str, Any]:
+def geometry(input_cfg: dict[str, Any], photo_h: int, photo_w: int) -> dict[str, Any]:
     """Where the photo lands in the input tensor. Letterbox: s = min(H/h, W/w) in double,
     placed size round(w*s) x round(h*s) (Python round: half to even) clamped to 1..W / 1..H,
     offsets floor((W - placed_w)/2), floor((H - placed_h)/2)."""
@@ -96,7 +97,7 @@ def geometry(input_cfg: Dict[str, Any], photo_h: int, photo_w: int) -> Dict[str,
             "placed_w": pw, "placed_h": ph, "offset_x": (W - pw) // 2, "offset_y": (H - ph) // 2}
 
 
-def preprocess(rgb: np.ndarray, input_cfg: Dict[str, Any], geom: Optional[Dict[str, Any]] = None) -> torch.Tensor:
+def preprocess(rgb: np.ndarray, input_cfg: dict[str, Any], geom: dict[str, Any] | None = None) -> torch.Tensor:
     """HxWx3 uint8 -> float32 [1, 3, H, W] per the card: bilinear half-pixel resize without
     antialias on float 0..255 RGB (to the placed size), letterbox fill around it, then
     x = (pixel * scale - mean[c]) / std[c]."""
@@ -118,7 +119,7 @@ def preprocess(rgb: np.ndarray, input_cfg: Dict[str, Any], geom: Optional[Dict[s
     return ((x * scale - mean) / std).contiguous()
 
 
-def to_photo(box: Sequence[float], g: Dict[str, Any]) -> List[float]:
+def to_photo(box: Sequence[float], g: dict[str, Any]) -> list[float]:
     """Input-tensor pixels -> photo pixels (exact inverse of the resize done), clamped to the photo."""
     sx, sy = g["photo_w"] / g["placed_w"], g["photo_h"] / g["placed_h"]
     cx = lambda v: min(max((v - g["offset_x"]) * sx, 0.0), float(g["photo_w"]))  # noqa: E731
@@ -137,7 +138,7 @@ def softmax(v: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
-def classify_top(output: np.ndarray, labels: Sequence[str], k: int = 5, logits: bool = True) -> List[Dict[str, Any]]:
+def classify_top(output: np.ndarray, labels: Sequence[str], k: int = 5, logits: bool = True) -> list[dict[str, Any]]:
     """Top-k of a [1, K] output: softmax first for "logits"; ties go to the lower class index."""
     p = np.asarray(output, dtype=np.float64).reshape(-1)
     if not np.all(np.isfinite(p)):
@@ -162,11 +163,11 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def nms(cands: List[Dict[str, Any]], iou_threshold: float, per_class: bool, max_detections: int) -> List[Dict[str, Any]]:
+def nms(cands: list[dict[str, Any]], iou_threshold: float, per_class: bool, max_detections: int) -> list[dict[str, Any]]:
     """Greedy NMS. Candidates by descending score (equal scores keep their order); one is dropped
     when its IoU with a kept box (of the same class when per_class) is above iou_threshold."""
     order = sorted(range(len(cands)), key=lambda i: -cands[i]["score"])  # stable
-    kept: List[Dict[str, Any]] = []
+    kept: list[dict[str, Any]] = []
     for i in order:
         if len(kept) >= max_detections:
             break
@@ -177,7 +178,7 @@ def nms(cands: List[Dict[str, Any]], iou_threshold: float, per_class: bool, max_
     return kept
 
 
-def best_first(cands: List[Dict[str, Any]], max_detections: int) -> List[Dict[str, Any]]:
+def best_first(cands: list[dict[str, Any]], max_detections: int) -> list[dict[str, Any]]:
     return sorted(cands, key=lambda c: -c["score"])[:max_detections]
 
 
@@ -188,7 +189,7 @@ def dfl_expectation(bins: np.ndarray) -> np.ndarray:
     return (e * np.arange(b.shape[-1])).sum(-1) / e.sum(-1)
 
 
-def dfl_cells(height: int, width: int, strides: Sequence[int], center_offset: float) -> Tuple[np.ndarray, np.ndarray]:
+def dfl_cells(height: int, width: int, strides: Sequence[int], center_offset: float) -> tuple[np.ndarray, np.ndarray]:
     """Cell centres [N, 2] (x, y input pixels) and the stride of each row, in the card's row
     order: stride by stride, then y-major, x-minor; ceil(H/s) x ceil(W/s) cells per stride."""
     centres, row_stride = [], []
@@ -200,8 +201,8 @@ def dfl_cells(height: int, width: int, strides: Sequence[int], center_offset: fl
     return np.concatenate(centres).astype(np.float64), np.concatenate(row_stride)
 
 
-def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: Dict[str, Any], height: int,
-                           width: int) -> List[Dict[str, Any]]:
+def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: dict[str, Any], height: int,
+                           width: int) -> list[dict[str, Any]]:
     """scores [1, N, C], boxes [1, N, 4*(reg_max+1)] -> detections in input-tensor pixels
     (not clipped), after per-class NMS (or none), best first."""
     reg_max = int(d["reg_max"])
@@ -236,7 +237,7 @@ def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: Dict[str, A
     return nms(cands, float(d["iou_threshold"]), True, max_det)
 
 
-def decode_boxes_scores(output: np.ndarray, d: Dict[str, Any], height: int, width: int) -> List[Dict[str, Any]]:
+def decode_boxes_scores(output: np.ndarray, d: dict[str, Any], height: int, width: int) -> list[dict[str, Any]]:
     """output [1, N, 4 + C] -> detections in input-tensor pixels. Each row gives one candidate:
     its best class (the first one on ties), kept when that score is above score_threshold."""
     o = np.asarray(output, dtype=np.float64)
@@ -262,7 +263,7 @@ def decode_boxes_scores(output: np.ndarray, d: Dict[str, Any], height: int, widt
     return nms(cands, float(d.get("iou_threshold", BOXES_SCORES_IOU)), True, max_det)
 
 
-def segment_map(outputs: Sequence[np.ndarray], d: Dict[str, Any]) -> np.ndarray:
+def segment_map(outputs: Sequence[np.ndarray], d: dict[str, Any]) -> np.ndarray:
     """The card's channel of the [1, C, H', W'] output, raw (before any sigmoid), float32."""
     o = np.asarray(outputs[int(d.get("output", 0))])
     if o.ndim != 4:
@@ -270,12 +271,12 @@ def segment_map(outputs: Sequence[np.ndarray], d: Dict[str, Any]) -> np.ndarray:
     return o[0, int(d.get("channel", 0))].astype(np.float32)
 
 
-def foreground_fraction(m: np.ndarray, d: Dict[str, Any]) -> float:
+def foreground_fraction(m: np.ndarray, d: dict[str, Any]) -> float:
     p = 1.0 / (1.0 + np.exp(-m.astype(np.float64))) if d.get("kind") == "logit" else m.astype(np.float64)
     return float(np.mean(p >= float(d.get("threshold", 0.5))))
 
 
-def depth_range(m: np.ndarray, d: Dict[str, Any]) -> Tuple[float, float]:
+def depth_range(m: np.ndarray, d: dict[str, Any]) -> tuple[float, float]:
     """numpy's linear percentiles (low, high) of the map: the colour-map range."""
     n = d.get("normalise", {})
     lo, hi = float(n.get("low_percentile", 2)), float(n.get("high_percentile", 98))
@@ -288,12 +289,12 @@ def depth_range(m: np.ndarray, d: Dict[str, Any]) -> Tuple[float, float]:
 # ---------------------------------------------------------------------------------------------
 
 
-def registry() -> Dict[str, str]:
+def registry() -> dict[str, str]:
     from real_models import REGISTRY
     return dict(REGISTRY)
 
 
-def model_dirs(name: str) -> Tuple[Path, Path]:
+def model_dirs(name: str) -> tuple[Path, Path]:
     """(directory holding card.json, directory for the reference files)."""
     committed = ROOT / "models" / name
     if (committed / "card.json").is_file():
@@ -305,10 +306,10 @@ def model_dirs(name: str) -> Tuple[Path, Path]:
                             f"(python/.venv/bin/python python/real_models/<module>.py)")
 
 
-def load_card(card_dir: Path) -> Dict[str, Any]:
+def load_card(card_dir: Path) -> dict[str, Any]:
     card = json.loads((card_dir / "card.json").read_text())
     if "labels" not in card and "labels_file" in card:
-        card["labels"] = [l.rstrip("\n") for l in (card_dir / card["labels_file"]).read_text().splitlines()]
+        card["labels"] = [line.rstrip("\n") for line in (card_dir / card["labels_file"]).read_text().splitlines()]
     return card
 
 
@@ -322,7 +323,7 @@ def load_model(name: str) -> torch.nn.Module:
     return model
 
 
-def run_eager(model: torch.nn.Module, x: torch.Tensor) -> List[np.ndarray]:
+def run_eager(model: torch.nn.Module, x: torch.Tensor) -> list[np.ndarray]:
     with torch.no_grad():
         out = model(x)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
@@ -341,8 +342,8 @@ def _r(v: float, step: float) -> float:
     return round(float(v), digits) if math.isfinite(v) else float(v)
 
 
-def reference_for(card: Dict[str, Any], outputs: List[np.ndarray], geom: Dict[str, Any],
-                  image: str) -> Tuple[str, Dict[str, Any], Optional[np.ndarray]]:
+def reference_for(card: dict[str, Any], outputs: list[np.ndarray], geom: dict[str, Any],
+                  image: str) -> tuple[str, dict[str, Any], np.ndarray | None]:
     """(kind suffix, JSON document, map or None) for one photo's eager outputs."""
     d = card["decode"]
     task = card["task"]
@@ -385,8 +386,8 @@ def reference_for(card: Dict[str, Any], outputs: List[np.ndarray], geom: Dict[st
     raise ValueError(f"unknown task {task!r}")
 
 
-def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", dump_input: Optional[str] = None,
-                    out_dir: Optional[Path] = None, model: Optional[torch.nn.Module] = None) -> List[Path]:
+def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", dump_input: str | None = None,
+                    out_dir: Path | None = None, model: torch.nn.Module | None = None) -> list[Path]:
     card_dir, ref_dir = model_dirs(name)
     ref_dir = Path(out_dir) if out_dir else ref_dir
     card = load_card(card_dir)
@@ -395,7 +396,7 @@ def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", 
     ref_dir.mkdir(parents=True, exist_ok=True)
     if dump_input and len(photo_list) > 1 and "{photo}" not in dump_input:
         raise ValueError("--dump-input with several photos needs '{photo}' in the path")
-    written: List[Path] = []
+    written: list[Path] = []
     for photo in photo_list:
         rgb = load_photo(photo, decoder)
         geom = geometry(card["input"], rgb.shape[0], rgb.shape[1])
@@ -421,7 +422,7 @@ def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", 
     return written
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", action="append", default=[], help="registered model name (repeatable)")
     ap.add_argument("--photo", action="append", default=[], help="photo id of python/photos.py or a path (repeatable)")

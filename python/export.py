@@ -35,16 +35,15 @@ import shutil
 import sys
 import warnings
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-from executorch.exir import to_edge_transform_and_lower
 from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
+from executorch.exir import to_edge_transform_and_lower
 from executorch.version import __version__ as executorch_version
 
 import inspect_pte
@@ -168,17 +167,17 @@ class TwoInputs(nn.Module):
 class Spec:
     name: str
     description: str
-    covers: List[str]
+    covers: list[str]
     make: Callable[[], nn.Module]
-    input_shapes: List[Tuple[int, ...]]
+    input_shapes: list[tuple[int, ...]]
     # Standard deviation of each random-normal input.
-    input_scale: List[float] = field(default_factory=list)
+    input_scale: list[float] = field(default_factory=list)
     # When True a vulkan.pte with leftover kernel calls is accepted (and
     # marked in meta.json); otherwise it is an error.
     allow_partial: bool = False
 
 
-SPECS: List[Spec] = [
+SPECS: list[Spec] = [
     Spec(
         "add_mm",
         "out = (a + 1.5*b) @ c on three [2,2] inputs (seed program)",
@@ -272,7 +271,7 @@ def model_seed(name: str) -> int:
     return zlib.crc32(name.encode()) & 0x7FFFFFFF
 
 
-def make_inputs(spec: Spec, seed: int) -> List[torch.Tensor]:
+def make_inputs(spec: Spec, seed: int) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(seed + 1)
     out = []
     for i, shape in enumerate(spec.input_shapes):
@@ -283,7 +282,7 @@ def make_inputs(spec: Spec, seed: int) -> List[torch.Tensor]:
     return out
 
 
-def as_tuple(x) -> Tuple[torch.Tensor, ...]:
+def as_tuple(x) -> tuple[torch.Tensor, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
@@ -304,7 +303,7 @@ def rel_l2(a: np.ndarray, ref: np.ndarray) -> float:
     return num / den if den > 0 else num
 
 
-def error_stats(a: np.ndarray, ref: np.ndarray) -> Dict[str, float]:
+def error_stats(a: np.ndarray, ref: np.ndarray) -> dict[str, float]:
     a64 = a.astype(np.float64)
     r64 = ref.astype(np.float64)
     max_abs = float(np.max(np.abs(a64 - r64))) if a.size else 0.0
@@ -316,7 +315,7 @@ def error_stats(a: np.ndarray, ref: np.ndarray) -> Dict[str, float]:
     }
 
 
-def run_plain_on_executorch(pte: bytes, inputs: Sequence[torch.Tensor]) -> Optional[List[np.ndarray]]:
+def run_plain_on_executorch(pte: bytes, inputs: Sequence[torch.Tensor]) -> list[np.ndarray] | None:
     """Run plain.pte with ExecuTorch's own CPU runtime (portable kernels)."""
     try:
         from executorch.runtime import Runtime
@@ -331,7 +330,7 @@ def run_plain_on_executorch(pte: bytes, inputs: Sequence[torch.Tensor]) -> Optio
         return None
 
 
-def export_one(spec: Spec, out_root: str) -> Dict:
+def export_one(spec: Spec, out_root: str) -> dict:
     seed = model_seed(spec.name)
     torch.manual_seed(seed)
     model = spec.make().eval()
@@ -378,7 +377,7 @@ def export_one(spec: Spec, out_root: str) -> Dict:
     if et_outs is not None:
         et_check = [error_stats(o, e.numpy()) for o, e in zip(et_outs, expected)]
 
-    def vk_summary(s: Dict) -> Dict:
+    def vk_summary(s: dict) -> dict:
         vds = s["vulkan_delegates"]
         return {
             "delegate_op_names": [v["op_names"] for v in vds],
@@ -480,7 +479,7 @@ def write_index(out_root: str) -> None:
         f.write(inspect_pte.to_json({"generator": "python/export.py", "fixtures": entries}) + "\n")
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export the test fixture models.")
     ap.add_argument("--out", default="tests/fixtures", help="output directory (default tests/fixtures)")
     ap.add_argument("--only", action="append", default=[], metavar="NAME",

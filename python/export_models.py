@@ -37,27 +37,26 @@ import sys
 import time
 import warnings
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 import torch.nn as nn
-
-from executorch.exir import to_edge_transform_and_lower
-from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
-from executorch.version import __version__ as executorch_version
 import torchvision
+from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
+from executorch.exir import to_edge_transform_and_lower
+from executorch.version import __version__ as executorch_version
 
-import inspect_pte
 import export as fixtures  # shared helpers: seeds, error stats, ExecuTorch CPU run
+import inspect_pte
 from models import common, midas_small, tv_variants as tv, yolo
 
 # ---------------------------------------------------------------------------
 # Model set
 # ---------------------------------------------------------------------------
 
-Builder = Callable[[bool], Tuple[nn.Module, Dict]]
+Builder = Callable[[bool], tuple[nn.Module, dict]]
 
 
 @dataclass
@@ -66,12 +65,12 @@ class ModelSpec:
     task: str
     stands_for: str
     description: str
-    covers: List[str]
+    covers: list[str]
     build: Builder  # build(full) -> (module, variant)
     narrow_hw: int  # square input size of the narrow (committed) variant
     full_hw: int  # usual input size of the full-size architecture
-    output_names: List[str] = field(default_factory=lambda: ["output"])
-    notes: List[str] = field(default_factory=list)
+    output_names: list[str] = field(default_factory=lambda: ["output"])
+    notes: list[str] = field(default_factory=list)
 
 
 def _yolo11(full: bool):
@@ -135,7 +134,7 @@ CLASSIFIERS = [
     ("vit", "torchvision.models.vit_b_16()", tv.vit),
 ]
 
-SPECS: List[ModelSpec] = [
+SPECS: list[ModelSpec] = [
     ModelSpec(n, "classification", sf, f"{sf.split('.')[-1][:-2]} image classifier (random weights)",
               CLS_COVERS[n], b, narrow_hw=80, full_hw=224, output_names=["logits"])
     for n, sf, b in CLASSIFIERS
@@ -208,7 +207,7 @@ class Clock:
         self.t0 = time.time()
         self.c0 = time.process_time()
         self.last = self.t0
-        self.steps: Dict[str, float] = {}
+        self.steps: dict[str, float] = {}
 
     def step(self, what: str) -> None:
         now = time.time()
@@ -216,20 +215,20 @@ class Clock:
         print(f"    [{self.name}] {what}: {now - self.last:.1f} s (total {now - self.t0:.1f} s)", flush=True)
         self.last = now
 
-    def total(self) -> Tuple[float, float]:
+    def total(self) -> tuple[float, float]:
         return time.time() - self.t0, time.process_time() - self.c0
 
 
-def as_tuple(x) -> Tuple[torch.Tensor, ...]:
+def as_tuple(x) -> tuple[torch.Tensor, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def op_counts(names: Sequence[str]) -> Dict[str, int]:
+def op_counts(names: Sequence[str]) -> dict[str, int]:
     c = Counter(names)
     return {k: c[k] for k in sorted(c)}
 
 
-def strip_values(summary: Dict) -> Dict:
+def strip_values(summary: dict) -> dict:
     """inspect_pte summary without the per-value tables (what `inspect_pte.py` prints without --full)."""
     s = dict(summary)
     s["execution_plans"] = [{k: v for k, v in p.items() if k != "values"} for p in summary["execution_plans"]]
@@ -237,12 +236,12 @@ def strip_values(summary: Dict) -> Dict:
     return s
 
 
-def input_shape(spec: ModelSpec, full: bool) -> Tuple[int, int, int, int]:
+def input_shape(spec: ModelSpec, full: bool) -> tuple[int, int, int, int]:
     hw = spec.full_hw if full else spec.narrow_hw
     return (1, 3, hw, hw)
 
 
-def build_model(spec: ModelSpec, full: bool) -> Tuple[nn.Module, Dict]:
+def build_model(spec: ModelSpec, full: bool) -> tuple[nn.Module, dict]:
     """The model in eval mode with its conditioned random weights, exactly as exported
     (also used by python/peers.py to run the same module on other runtimes)."""
     seed = fixtures.model_seed(spec.name)
@@ -254,13 +253,13 @@ def build_model(spec: ModelSpec, full: bool) -> Tuple[nn.Module, Dict]:
     return model, variant
 
 
-def make_inputs(spec: ModelSpec, full: bool) -> List[torch.Tensor]:
+def make_inputs(spec: ModelSpec, full: bool) -> list[torch.Tensor]:
     """The seeded random input the exporter saves as input_0.npy."""
     g = torch.Generator().manual_seed(fixtures.model_seed(spec.name) + 1)
     return [torch.randn(input_shape(spec, full), generator=g, dtype=torch.float32).contiguous()]
 
 
-def export_one(spec: ModelSpec, out_root: str, full: bool, inspect_mode: str, et_check: bool) -> Dict:
+def export_one(spec: ModelSpec, out_root: str, full: bool, inspect_mode: str, et_check: bool) -> dict:
     clock = Clock(spec.name)
     seed = fixtures.model_seed(spec.name)
     shape = input_shape(spec, full)
@@ -342,7 +341,7 @@ def export_one(spec: ModelSpec, out_root: str, full: bool, inspect_mode: str, et
         },
         "inputs": [
             {"file": f"input_{i}.npy", "shape": list(t.shape), "dtype": str(t.numpy().dtype),
-             "distribution": "standard normal (generator seed %d)" % (seed + 1)}
+             "distribution": f"standard normal (generator seed {seed + 1})"}
             for i, t in enumerate(inputs)
         ],
         "outputs": [
@@ -407,11 +406,11 @@ def export_one(spec: ModelSpec, out_root: str, full: bool, inspect_mode: str, et
     return {"meta": meta, "wall_s": wall, "cpu_s": cpu, "steps": clock.steps, "dir_bytes": dir_bytes}
 
 
-def write_index(out_root: str, full: bool) -> Dict:
+def write_index(out_root: str, full: bool) -> dict:
     entries = []
     vk_union: Counter = Counter()
     plain_union: Counter = Counter()
-    leftovers: Dict[str, List[str]] = {}
+    leftovers: dict[str, list[str]] = {}
     for name in sorted(os.listdir(out_root)):
         meta_path = os.path.join(out_root, name, "meta.json")
         if not os.path.isfile(meta_path):
@@ -449,7 +448,7 @@ def write_index(out_root: str, full: bool) -> Dict:
     return index
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export the real-architecture model set (random weights).")
     ap.add_argument("--full", action="store_true",
                     help="export the full-size architectures at their usual input sizes (default out .cache/models)")
@@ -512,7 +511,8 @@ def main(argv: Optional[List[str]] = None) -> int:
           f"{'wall s':>7s} {'cpu s':>7s}  delegated")
     for name, r in results:
         m = r["meta"]
-        print(f"  {name:32s} {m['num_params']:9d} {str(m['inputs'][0]['shape'][2]) + 'x' + str(m['inputs'][0]['shape'][3]):>9s} "
+        hw = f"{m['inputs'][0]['shape'][2]}x{m['inputs'][0]['shape'][3]}"
+        print(f"  {name:32s} {m['num_params']:9d} {hw:>9s} "
               f"{m['vulkan']['size']:11d} {m['plain']['size']:11d} {r['dir_bytes']:11d} {r['wall_s']:7.1f} "
               f"{r['cpu_s']:7.1f}  {m['vulkan']['fully_delegated']}")
     total = 0

@@ -47,7 +47,8 @@ import sys
 import time
 import warnings
 import zlib
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -88,7 +89,7 @@ def _init() -> None:
         fn = getattr(entry, "get_graphs_fn", None)
         if fn is None:
             continue
-        memo: Dict[str, Any] = {}
+        memo: dict[str, Any] = {}
 
         def cached(fn=fn, memo=memo):
             if "graphs" not in memo:
@@ -119,7 +120,7 @@ def _vulkan_partitioner(extra_keep: Sequence):
     return KeepOpsVulkanPartitioner()
 
 
-def export_modes(case: Case) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+def export_modes(case: Case) -> tuple[dict[str, Any], dict[str, Any]]:
     """How vulkan.pte and plain.pte are made: (vulkan kwargs + label, plain kwargs + label)."""
     from executorch.exir import EdgeCompileConfig
 
@@ -146,11 +147,11 @@ def export_modes(case: Case) -> Tuple[Dict[str, Any], Dict[str, Any]]:
     raise ValueError(f"unknown export path {case.path!r}")
 
 
-def lower(module: torch.nn.Module, inputs: Sequence[torch.Tensor], vulkan: bool, mode: Dict[str, Any]) -> bytes:
+def lower(module: torch.nn.Module, inputs: Sequence[torch.Tensor], vulkan: bool, mode: dict[str, Any]) -> bytes:
     from executorch.exir import to_edge_transform_and_lower
 
     ep = torch.export.export(module, tuple(inputs), strict=True)
-    kwargs: Dict[str, Any] = {}
+    kwargs: dict[str, Any] = {}
     if mode["config"] is not None:
         kwargs["compile_config"] = mode["config"]
     if vulkan:
@@ -195,11 +196,11 @@ def make_input(spec: Inp, g: torch.Generator) -> torch.Tensor:
     return t
 
 
-def as_tuple(x) -> Tuple[torch.Tensor, ...]:
+def as_tuple(x) -> tuple[torch.Tensor, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def error_stats(a: np.ndarray, ref: np.ndarray) -> Dict[str, float]:
+def error_stats(a: np.ndarray, ref: np.ndarray) -> dict[str, float]:
     """Same measures as python/export.py: relative L2, max abs, max abs over max |ref|."""
     a64 = a.astype(np.float64)
     r64 = ref.astype(np.float64)
@@ -247,7 +248,7 @@ def run_plain_on_executorch(pte: bytes, inputs: Sequence[torch.Tensor]):
 # ---------------------------------------------------------------------------
 
 
-def _plain_calls(summary: Dict[str, Any]) -> List[Dict[str, Any]]:
+def _plain_calls(summary: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for p in summary["execution_plans"]:
         for c in p["chains"]:
@@ -258,7 +259,7 @@ def _plain_calls(summary: Dict[str, Any]) -> List[Dict[str, Any]]:
     return out
 
 
-def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> Dict[str, Any]:
+def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> dict[str, Any]:
     _init()
     name = case_dir(case, all_ops)
     seed = seed_of(name)
@@ -322,7 +323,7 @@ def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> Dict[str, 
     if et_outs is not None:
         et_check = [error_stats(o, e.numpy()) for o, e in zip(et_outs, expected)]
 
-    def vk_io(ids_key: str) -> List[List[Dict[str, Any]]]:
+    def vk_io(ids_key: str) -> list[list[dict[str, Any]]]:
         return [[{"dims": v["values"][i]["dims"], "dtype": v["values"][i]["dtype"]} for i in v[ids_key]]
                 for v in vs["vulkan_delegates"]]
 
@@ -388,16 +389,16 @@ def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> Dict[str, 
 
 # Worker side of --jobs: each process builds the case list itself (modules hold lambdas)
 # and finds its cases by directory name.
-_worker_cases: Dict[str, Case] = {}
+_worker_cases: dict[str, Case] = {}
 
 
-def _worker_init(all_ops: List[str]) -> None:
+def _worker_init(all_ops: list[str]) -> None:
     global _worker_cases
     _init()
     _worker_cases = {case_dir(c, all_ops): c for c in op_cases.cases()}
 
 
-def _worker_run(name: str, out_root: str, all_ops: List[str]) -> Tuple[str, Optional[Dict], Optional[str], float]:
+def _worker_run(name: str, out_root: str, all_ops: list[str]) -> tuple[str, dict | None, str | None, float]:
     t0 = time.time()
     try:
         return name, export_case(_worker_cases[name], out_root, all_ops), None, time.time() - t0
@@ -411,22 +412,22 @@ def _worker_run(name: str, out_root: str, all_ops: List[str]) -> Tuple[str, Opti
 # ---------------------------------------------------------------------------
 
 
-def write_index(out_root: str, regs: List[list_ops.RegisteredOp], all_cases: List[Case]) -> Dict[str, Any]:
+def write_index(out_root: str, regs: list[list_ops.RegisteredOp], all_cases: list[Case]) -> dict[str, Any]:
     all_ops = [r.name for r in regs]
-    metas: Dict[str, Dict[str, Any]] = {}
+    metas: dict[str, dict[str, Any]] = {}
     for c in all_cases:
         name = case_dir(c, all_ops)
         p = os.path.join(out_root, name, "meta.json")
         if os.path.isfile(p):
             with open(p) as fh:
                 metas[name] = json.load(fh)
-    ops: Dict[str, Any] = {}
-    without: Dict[str, str] = {}
+    ops: dict[str, Any] = {}
+    without: dict[str, str] = {}
     for r in regs:
         own = sorted(n for n, m in metas.items() if m["op"] == r.name)
         seen = sorted(n for n, m in metas.items() if m["op"] != r.name and
                       (r.name in m["vulkan_ops"] or r.name in m["plain_ops"]))
-        entry: Dict[str, Any] = {
+        entry: dict[str, Any] = {
             "primary": r.primary,
             "source": r.file,
             "cases": own,
@@ -446,7 +447,7 @@ def write_index(out_root: str, regs: List[list_ops.RegisteredOp], all_cases: Lis
     }
     # Against the registry as it is now (meta.json's unregistered_ops is as of its export).
     registered = set(all_ops)
-    unregistered: Dict[str, List[str]] = {}
+    unregistered: dict[str, list[str]] = {}
     for n, m in sorted(metas.items()):
         used = m["vulkan_ops"] + m["vulkan"]["kernel_call_ops"] + m["plain_ops"]
         for u in sorted({u for u in used if u not in registered}):
@@ -479,7 +480,7 @@ def write_index(out_root: str, regs: List[list_ops.RegisteredOp], all_cases: Lis
 # ---------------------------------------------------------------------------
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export the single-op fixtures (tests/ops).")
     ap.add_argument("--out", default="tests/ops", help="output directory (default tests/ops)")
     ap.add_argument("--only", action="append", default=[], metavar="PATTERN",
@@ -553,10 +554,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     t_start = time.time()
     print(f"[export_ops] {len(all_ops)} registered op names; exporting {len(todo)} of {len(all_cases)} "
           f"cases with {args.jobs} process(es)", flush=True)
-    failures: List[str] = []
+    failures: list[str] = []
     done = 0
 
-    def report(name: str, meta: Optional[Dict], err: Optional[str], dt: float) -> None:
+    def report(name: str, meta: dict | None, err: str | None, dt: float) -> None:
         nonlocal done
         done += 1
         head = f"[{done:3d}/{len(todo)}] {name:44s} {dt:5.1f}s"

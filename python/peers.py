@@ -21,8 +21,10 @@ they are flagged, never hidden). A peer that cannot run a model is recorded with
 The two ONNX Runtime packages install the same module, so each runs in its own interpreter
 (python/peers_ort.py, numpy + onnxruntime only). Set them up once:
 
-    python3 -m venv .cache/venv-ort-cpu && .cache/venv-ort-cpu/bin/pip install -r python/requirements-peers-ort-cpu.txt
-    python3 -m venv .cache/venv-ort-webgpu && .cache/venv-ort-webgpu/bin/pip install -r python/requirements-peers-ort-webgpu.txt
+    python3 -m venv .cache/venv-ort-cpu
+    .cache/venv-ort-cpu/bin/pip install -r python/requirements-peers-ort-cpu.txt
+    python3 -m venv .cache/venv-ort-webgpu
+    .cache/venv-ort-webgpu/bin/pip install -r python/requirements-peers-ort-webgpu.txt
     python/.venv/bin/pip install -r python/requirements-peers-export.txt     # torch.onnx.export needs onnx
 
 Run (lavapipe needs XDG_RUNTIME_DIR):
@@ -48,7 +50,6 @@ import os
 import sys
 import time
 import traceback
-from typing import Dict, List, Optional
 
 import numpy as np
 import torch
@@ -65,7 +66,7 @@ CPU_PEERS = ["wgx", "torch_cpu", "xnnpack", "ort_cpu", "ort_webgpu"]
 CUDA_PEERS = ["torch_cuda", "torch_cuda_graph"]
 
 
-def numbered(prefix: str) -> List[str]:
+def numbered(prefix: str) -> list[str]:
     """prefix_0.npy, prefix_1.npy, ... as long as they exist, in index order."""
     files = []
     while os.path.isfile(f"{prefix}_{len(files)}.npy"):
@@ -93,18 +94,18 @@ class ModelCase:
             self.input_files.append(os.path.join(self.work, f"input_{i}.npy"))
             np.save(self.input_files[-1], a)
         self._module = None
-        self._reference: Optional[List[np.ndarray]] = None
+        self._reference: list[np.ndarray] | None = None
         # Made here, outside any no_grad/inference_mode block, so that every runner can use them.
         self._torch_inputs = [torch.from_numpy(a.copy()) for a in self.inputs]
 
-    def _read_meta(self) -> Optional[Dict]:
+    def _read_meta(self) -> dict | None:
         path = os.path.join(self.model_dir, "meta.json")
         if not os.path.isfile(path):
             return None
         with open(path) as f:
             return json.load(f)
 
-    def _load_inputs(self) -> List[np.ndarray]:
+    def _load_inputs(self) -> list[np.ndarray]:
         """The exported model's own input when there is one (wgx's program was checked on it)."""
         path = os.path.join(self.model_dir, "input_0.npy")
         if os.path.isfile(path):
@@ -118,13 +119,13 @@ class ModelCase:
             print(f"    module built in {time.perf_counter() - t:.1f} s", flush=True)
         return self._module
 
-    def torch_inputs(self) -> List[torch.Tensor]:
+    def torch_inputs(self) -> list[torch.Tensor]:
         return self._torch_inputs
 
     def num_outputs(self) -> int:
         return len(self.reference())
 
-    def reference(self) -> List[np.ndarray]:
+    def reference(self) -> list[np.ndarray]:
         """PyTorch eager fp32 outputs on the input, computed once and kept in the work folder
         (a later call that runs only other peers reuses them without building the module)."""
         if self._reference is None:
@@ -138,13 +139,13 @@ class ModelCase:
                     np.save(os.path.join(self.work, f"reference_{i}.npy"), o)
         return self._reference
 
-    def limits(self) -> List[float]:
+    def limits(self) -> list[float]:
         """Per output: max(1e-4, 4 x PyTorch's fp32-vs-fp64 error), the model tests' limit."""
         errs = (self.meta or {}).get("torch_fp32_vs_fp64") or []
         return [max(1e-4, 4 * errs[i]["rel_l2"]) if i < len(errs) else 1e-4 for i in range(self.num_outputs())]
 
 
-def check(outputs: List[np.ndarray], case: ModelCase) -> Dict:
+def check(outputs: list[np.ndarray], case: ModelCase) -> dict:
     ref = case.reference()
     if len(outputs) != len(ref):
         return {"rel_l2": float("inf"), "flagged": True,
@@ -166,7 +167,7 @@ def check(outputs: List[np.ndarray], case: ModelCase) -> Dict:
     return out
 
 
-def golden_check(case: ModelCase) -> Optional[Dict]:
+def golden_check(case: ModelCase) -> dict | None:
     """The rebuilt module against the exporter's saved golden: if they differ, the module is
     not the one in vulkan.pte (another torch, another builder) and wgx's error means little."""
     files = numbered(os.path.join(case.model_dir, "expected"))
@@ -175,7 +176,7 @@ def golden_check(case: ModelCase) -> Optional[Dict]:
     return check([np.load(f) for f in files], case)
 
 
-def measure(peer: str, case: ModelCase, opts) -> Dict:
+def measure(peer: str, case: ModelCase, opts) -> dict:
     rec = {"peer": peer, "model": case.name, "loadavg_before": report.loadavg(),
            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "warmup": opts.warmup, "iters": opts.iters,
            "threads": opts.threads, "command": opts.command}
@@ -197,7 +198,7 @@ def measure(peer: str, case: ModelCase, opts) -> Dict:
     return rec
 
 
-def print_record(rec: Dict) -> None:
+def print_record(rec: dict) -> None:
     if not rec["ok"]:
         print(f"  {rec['peer']:17s} not measured: {rec['reason']}", flush=True)
         return
@@ -231,7 +232,7 @@ def run_model(name: str, opts) -> None:
         measure(peer, case, opts)
 
 
-def load_model_results(name: str, work: str) -> Optional[Dict]:
+def load_model_results(name: str, work: str) -> dict | None:
     d = os.path.join(work, name)
     if not os.path.isfile(os.path.join(d, "model.json")):
         return None
@@ -245,7 +246,7 @@ def load_model_results(name: str, work: str) -> Optional[Dict]:
     return m
 
 
-def model_names(opts) -> List[str]:
+def model_names(opts) -> list[str]:
     if opts.only:
         return opts.only
     present = [s.name for s in export_models.SPECS if os.path.isdir(os.path.join(opts.models, s.name))]
@@ -293,7 +294,7 @@ def parse_args(argv=None):
     return opts
 
 
-def machine_of_run(opts) -> Dict:
+def machine_of_run(opts) -> dict:
     """This machine, recorded in --work; a --report-only run reads the one recorded there."""
     path = os.path.join(opts.work, "machine.json")
     if opts.report_only and os.path.isfile(path):

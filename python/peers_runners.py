@@ -15,8 +15,8 @@ import os
 import re
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional
 
 import numpy as np
 import torch
@@ -38,10 +38,10 @@ def describe(e: BaseException) -> str:
 
 @dataclass
 class Measured:
-    latency: Dict[str, Dict]  # "end_to_end" and/or "gpu_resident" -> stats()
-    outputs: List[np.ndarray]
-    info: Dict = field(default_factory=dict)
-    versions: Dict[str, str] = field(default_factory=dict)
+    latency: dict[str, dict]  # "end_to_end" and/or "gpu_resident" -> stats()
+    outputs: list[np.ndarray]
+    info: dict = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
 
 
 def time_calls(fn: Callable, warmup: int, iters: int, sync: Callable = lambda: None):
@@ -58,12 +58,12 @@ def time_calls(fn: Callable, warmup: int, iters: int, sync: Callable = lambda: N
     return times, out
 
 
-def as_numpy(out) -> List[np.ndarray]:
+def as_numpy(out) -> list[np.ndarray]:
     outs = out if isinstance(out, (tuple, list)) else [out]
     return [o.detach().cpu().numpy().copy() for o in outs]
 
 
-def torch_versions() -> Dict[str, str]:
+def torch_versions() -> dict[str, str]:
     import torchvision
 
     return {"torch": torch.__version__, "torchvision": torchvision.__version__, "numpy": np.__version__}
@@ -136,8 +136,8 @@ def run_torch_cuda_graph(case, opts) -> Measured:
 
 
 def export_xnnpack(case, path: str) -> None:
-    from executorch.exir import to_edge_transform_and_lower
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
 
     ep = torch.export.export(case.module(), tuple(case.torch_inputs()), strict=False)
     program = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch()
@@ -148,11 +148,11 @@ def export_xnnpack(case, path: str) -> None:
 
 def run_xnnpack(case, opts) -> Measured:
     try:
-        from executorch.runtime import Runtime
         from executorch.extension.pybindings import portable_lib
+        from executorch.runtime import Runtime
         from executorch.version import __version__ as et_version
     except ImportError as e:
-        raise PeerUnavailable(f"executorch is not importable: {e}")
+        raise PeerUnavailable(f"executorch is not importable: {e}") from e
     import inspect_pte
 
     path = os.path.join(case.work, "xnnpack.pte")
@@ -179,7 +179,7 @@ def run_xnnpack(case, opts) -> Measured:
 # ---------------------------------------------------------------------------
 
 
-def export_onnx(case, path: str) -> Dict:
+def export_onnx(case, path: str) -> dict:
     """torch.export-based exporter first; the TorchScript one if it fails (recorded)."""
     errors = {}
     for exporter, kw in (("dynamo", dict(dynamo=True, external_data=False, optimize=True)),
@@ -195,7 +195,7 @@ def export_onnx(case, path: str) -> Dict:
     raise PeerUnavailable(f"ONNX export failed: {errors}")
 
 
-def ensure_onnx(case, opts) -> Dict:
+def ensure_onnx(case, opts) -> dict:
     path = os.path.join(case.work, "model.onnx")
     meta_path = path + ".json"
     if not (os.path.isfile(path) and os.path.isfile(meta_path)):
@@ -225,7 +225,7 @@ def stderr_reason(stderr: str, lines: int = 4) -> str:
     return " | ".join(useful[-lines:])
 
 
-def child_env(site: Optional[str]) -> Dict[str, str]:
+def child_env(site: str | None) -> dict[str, str]:
     env = dict(os.environ)
     # The ORT interpreter must not see the torch side's packages (its own onnxruntime only).
     env.pop("PYTHONPATH", None)
@@ -235,7 +235,7 @@ def child_env(site: Optional[str]) -> Dict[str, str]:
     return env
 
 
-def run_ort(case, opts, provider: str, python: str, site: Optional[str]) -> Measured:
+def run_ort(case, opts, provider: str, python: str, site: str | None) -> Measured:
     # The export first: a call that lacks ONNX Runtime still leaves model.onnx for a later one.
     onnx = ensure_onnx(case, opts)
     if not python or not (os.path.isfile(python) or "/" not in python):
@@ -277,7 +277,7 @@ def run_ort_webgpu(case, opts) -> Measured:
 # ---------------------------------------------------------------------------
 
 
-def wgx_cmd(opts, *args: str) -> List[str]:
+def wgx_cmd(opts, *args: str) -> list[str]:
     return [opts.wgx] + (["--adapter", opts.wgx_adapter] if opts.wgx_adapter else []) + list(args)
 
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-from typing import Optional
 
 import numpy as np
 
 _LIB_NAMES = ("libstb.so.0", "libstb.so")
-_lib: Optional[ctypes.CDLL] = None
+_lib: ctypes.CDLL | None = None
 
 
 def _load() -> ctypes.CDLL:

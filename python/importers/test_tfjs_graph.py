@@ -21,8 +21,9 @@ import base64
 import json
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -38,7 +39,7 @@ TOLERANCE_REL_L2 = 1e-5
 # ---------------------------------------------------------------------------------------------
 
 
-def _attr(v: Any) -> Dict[str, Any]:
+def _attr(v: Any) -> dict[str, Any]:
     if isinstance(v, bool):
         return {"b": v}
     if isinstance(v, int):
@@ -59,9 +60,9 @@ class GraphWriter:
 
     def __init__(self, rng: np.random.RandomState):
         self.rng = rng
-        self.nodes: List[Dict[str, Any]] = []
-        self.weights: List[Tuple[str, np.ndarray, Optional[str]]] = []
-        self.inputs: Dict[str, List[int]] = {}
+        self.nodes: list[dict[str, Any]] = []
+        self.weights: list[tuple[str, np.ndarray, str | None]] = []
+        self.inputs: dict[str, list[int]] = {}
 
     def input(self, name: str, shape: Sequence[int]) -> str:
         self.nodes.append({"name": name, "op": "Placeholder",
@@ -70,7 +71,7 @@ class GraphWriter:
         self.inputs[name] = list(shape)
         return name
 
-    def const(self, name: str, value, quant: Optional[str] = None) -> str:
+    def const(self, name: str, value, quant: str | None = None) -> str:
         arr = np.asarray(value)
         arr = arr.astype(np.int32) if arr.dtype.kind in "iu" else arr.astype(np.float32)
         dt = "DT_INT32" if arr.dtype == np.int32 else "DT_FLOAT"
@@ -81,7 +82,7 @@ class GraphWriter:
         self.weights.append((name, arr, quant))
         return name
 
-    def rand(self, name: str, shape: Sequence[int], scale: float = 0.5, quant: Optional[str] = None) -> str:
+    def rand(self, name: str, shape: Sequence[int], scale: float = 0.5, quant: str | None = None) -> str:
         return self.const(name, self.rng.randn(*shape) * scale, quant)
 
     def op(self, name: str, op: str, inputs: Sequence[str], **attrs) -> str:
@@ -93,7 +94,7 @@ class GraphWriter:
         folder.mkdir(parents=True, exist_ok=True)
         blobs, specs = [], []
         for name, arr, quant in self.weights:
-            spec: Dict[str, Any] = {"name": name, "shape": list(arr.shape),
+            spec: dict[str, Any] = {"name": name, "shape": list(arr.shape),
                                     "dtype": "int32" if arr.dtype == np.int32 else "float32"}
             if quant == "float16":
                 blobs.append(arr.astype(np.float16).tobytes())
@@ -129,7 +130,7 @@ class GraphWriter:
 # Cases: each builds a graph on an NHWC input and returns its output tensor names
 # ---------------------------------------------------------------------------------------------
 
-Case = Tuple[str, List[int], Callable[[GraphWriter, str], List[str]]]
+Case = tuple[str, list[int], Callable[[GraphWriter, str], list[str]]]
 S4 = [1, 1, 1, 1]
 
 
@@ -246,7 +247,7 @@ def resize(g, x):
     return [up, down, ac]
 
 
-CASES: List[Case] = [
+CASES: list[Case] = [
     ("conv_same_stride2", [1, 9, 10, 3], conv_same_stride2),
     ("conv_dilated", [1, 8, 9, 3], conv_dilated),
     ("conv_explicit", [1, 7, 9, 3], conv_explicit),
@@ -263,7 +264,7 @@ CASES: List[Case] = [
 ]
 
 
-def check_errors(work: Path) -> List[str]:
+def check_errors(work: Path) -> list[str]:
     """Unsupported things must raise TfjsImportError naming the node."""
     problems = []
     rng = np.random.RandomState(0)
@@ -296,12 +297,12 @@ def check_errors(work: Path) -> List[str]:
     return problems
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-k", help="run only cases whose name contains this")
     args = ap.parse_args(argv)
     cases = [c for c in CASES if not args.k or args.k in c[0]]
-    failures: List[str] = []
+    failures: list[str] = []
     with tempfile.TemporaryDirectory(prefix="tfjs_op_test_") as tmp:
         work = Path(tmp)
         jobs, built = [], []

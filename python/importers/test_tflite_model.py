@@ -10,12 +10,11 @@ with tflite_model.build_module and compares with ai-edge-litert on the same rand
 from __future__ import annotations
 
 import unittest
-from typing import List, Optional, Sequence
+from collections.abc import Sequence
 
 import flatbuffers
 import numpy as np
 import torch
-
 from ai_edge_litert import schema_py_generated as fb
 
 from .tflite_model import bilinear_matrix, build_module
@@ -40,7 +39,7 @@ class GraphWriter:
         self.g.tensors, self.g.operators = [], []
         self.model.subgraphs = [self.g]
 
-    def tensor(self, shape: Sequence[int], data: Optional[np.ndarray] = None, dtype=np.float32,
+    def tensor(self, shape: Sequence[int], data: np.ndarray | None = None, dtype=np.float32,
                scale=None, axis: int = 0) -> int:
         t = fb.TensorT()
         t.shape = list(shape)
@@ -64,8 +63,8 @@ class GraphWriter:
     def const(self, data: np.ndarray, dtype=np.float32) -> int:
         return self.tensor(data.shape, data, dtype)
 
-    def op(self, code: int, inputs: List[int], outputs: List[int], options=None, version: int = 1,
-           custom: Optional[bytes] = None, custom_options: Optional[bytes] = None) -> None:
+    def op(self, code: int, inputs: list[int], outputs: list[int], options=None, version: int = 1,
+           custom: bytes | None = None, custom_options: bytes | None = None) -> None:
         c = fb.OperatorCodeT()
         if custom is not None:
             c.builtinCode = c.deprecatedBuiltinCode = OPS.CUSTOM
@@ -85,7 +84,7 @@ class GraphWriter:
             o.customOptions = list(custom_options)
         self.g.operators.append(o)
 
-    def finish(self, inputs: List[int], outputs: List[int]) -> bytes:
+    def finish(self, inputs: list[int], outputs: list[int]) -> bytes:
         self.g.inputs, self.g.outputs = list(inputs), list(outputs)
         b = flatbuffers.Builder(1024)
         b.Finish(self.model.Pack(b), file_identifier=b"TFL3")
@@ -105,10 +104,10 @@ class ImporterTest(unittest.TestCase):
     tmpdir = None
 
     def run_both(self, data: bytes, input_shapes: Sequence[Sequence[int]], tol: float = 2e-6,
-                 reference: Optional[bytes] = None):
+                 reference: bytes | None = None):
         """Compare module vs TFLite on random inputs; returns (ours, theirs) lists."""
-        import tempfile
         import os
+        import tempfile
         with tempfile.NamedTemporaryFile(suffix=".tflite", delete=False) as f:
             f.write(data)
             path = f.name

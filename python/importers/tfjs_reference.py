@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +19,7 @@ PYTHON_DIR = Path(__file__).resolve().parent.parent
 TFJS_RUN = Path(__file__).with_name("tfjs_run.js")
 
 
-def compare(a: np.ndarray, ref: np.ndarray) -> Dict[str, Any]:
+def compare(a: np.ndarray, ref: np.ndarray) -> dict[str, Any]:
     if a.shape != ref.shape:
         raise ValueError(f"shape {a.shape} vs reference {ref.shape}")
     a64, r64 = a.astype(np.float64), ref.astype(np.float64)
@@ -29,7 +29,7 @@ def compare(a: np.ndarray, ref: np.ndarray) -> Dict[str, Any]:
             "ref_max_abs": float(np.abs(r64).max())}
 
 
-def run_tfjs(model_json: Path, runs: List[Dict[str, Any]], work: Path) -> str:
+def run_tfjs(model_json: Path, runs: list[dict[str, Any]], work: Path) -> str:
     """Run tfjs_run.js on a job; returns its log. runs: [{"inputs": {...}, "outputs": {...}}]."""
     if not (PYTHON_DIR / "node_modules" / "@tensorflow" / "tfjs").exists():
         raise FileNotFoundError("npm deps missing: run `npm ci --prefix python` from the repository root")
@@ -39,7 +39,7 @@ def run_tfjs(model_json: Path, runs: List[Dict[str, Any]], work: Path) -> str:
                           env={**os.environ, "NODE_PATH": str(PYTHON_DIR / "node_modules")})
     if proc.returncode != 0:
         raise RuntimeError(f"tfjs_run.js failed:\n{proc.stdout}\n{proc.stderr}")
-    return "\n".join(l for l in proc.stdout.splitlines() if l.startswith("[tfjs_run]"))
+    return "\n".join(line for line in proc.stdout.splitlines() if line.startswith("[tfjs_run]"))
 
 
 def tfjs_version() -> str:

@@ -31,16 +31,37 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import torch
 import torch.nn as nn
 
 from .tflite_reader import Graph, Operator, TFLiteImportError, read_tflite
-from .tflite_steps import (Binary, Cat, Const, Conv, Interpolate, LeakyRelu, Linear, MatMul, MatrixResize,
-                           Pad, Perm, Permute, Pool, Reduce, Reshape, Slice, Softmax, TFLiteModule,
-                           TransposeConv, Unary, activation, inverse_perm)
+from .tflite_steps import (
+    Binary,
+    Cat,
+    Const,
+    Conv,
+    Interpolate,
+    LeakyRelu,
+    Linear,
+    MatMul,
+    MatrixResize,
+    Pad,
+    Perm,
+    Permute,
+    Pool,
+    Reduce,
+    Reshape,
+    Slice,
+    Softmax,
+    TFLiteModule,
+    TransposeConv,
+    Unary,
+    activation,
+    inverse_perm,
+)
 
 NCHW: Perm = (0, 3, 1, 2)
 
@@ -54,7 +75,7 @@ def _ident(rank: int) -> Perm:
 # ---------------------------------------------------------------------------
 
 Handler = Callable[["_Builder", Operator], None]
-_HANDLERS: Dict[str, Handler] = {}
+_HANDLERS: dict[str, Handler] = {}
 
 
 def _handles(*names: str):
@@ -68,14 +89,14 @@ def _handles(*names: str):
 class _Builder:
     def __init__(self, g: Graph):
         self.g = g
-        self.steps: List[Tuple[nn.Module, List[str], List[str]]] = []
-        self.avail: Dict[int, Dict[Perm, str]] = {}   # tensor -> perm -> value key
-        self.home: Dict[int, Tuple[str, Perm]] = {}   # first layout a tensor was produced in
-        self.producer: Dict[int, Operator] = {}
+        self.steps: list[tuple[nn.Module, list[str], list[str]]] = []
+        self.avail: dict[int, dict[Perm, str]] = {}   # tensor -> perm -> value key
+        self.home: dict[int, tuple[str, Perm]] = {}   # first layout a tensor was produced in
+        self.producer: dict[int, Operator] = {}
         for op in g.operators:
             for t in op.outputs:
                 self.producer[t] = op
-        self.op: Optional[Operator] = None
+        self.op: Operator | None = None
 
     # -- errors ------------------------------------------------------------
     def fail(self, msg: str) -> TFLiteImportError:
@@ -83,7 +104,7 @@ class _Builder:
         return TFLiteImportError(f"{self.g.path}: {where}: {msg}")
 
     # -- tensors -----------------------------------------------------------
-    def shape(self, ti: int) -> Tuple[int, ...]:
+    def shape(self, ti: int) -> tuple[int, ...]:
         return self.g.tensors[ti].shape
 
     def rank(self, ti: int) -> int:
@@ -97,7 +118,7 @@ class _Builder:
             raise self.fail(f"input tensor #{ti} {self.g.tensors[ti].name!r} must be a constant")
         return self.g.constant(ti)
 
-    def folded(self, ti: int) -> Optional[np.ndarray]:
+    def folded(self, ti: int) -> np.ndarray | None:
         """A constant, or the float32 value of DEQUANTIZE(constant): weights stored as
         float16/int8 behind a DEQUANTIZE op are constants too."""
         if self.is_const(ti):
@@ -126,7 +147,7 @@ class _Builder:
             return _ident(self.rank(ti))
         raise self.fail(f"tensor #{ti} {self.g.tensors[ti].name!r} is used before it is computed")
 
-    def value(self, ti: int, perm: Optional[Perm] = None) -> str:
+    def value(self, ti: int, perm: Perm | None = None) -> str:
         """Key of tensor `ti` held in layout `perm` (its available layout when None);
         emits a permute or a constant step when needed."""
         if perm is None:
@@ -182,7 +203,7 @@ class _Builder:
         return out
 
 
-def _same_pads(size: int, k: int, s: int, d: int) -> Tuple[int, int]:
+def _same_pads(size: int, k: int, s: int, d: int) -> tuple[int, int]:
     """TFLite SAME padding along one axis: (before, after); the extra pixel goes after."""
     out = (size + s - 1) // s
     eff = (k - 1) * d + 1
@@ -197,7 +218,7 @@ def _padding_mode(b: _Builder, op: Operator) -> str:
     return "SAME" if p == 0 else "VALID"
 
 
-def _folded_zero_pad(b: _Builder, x_ti: int) -> Tuple[int, Tuple[int, int, int, int]]:
+def _folded_zero_pad(b: _Builder, x_ti: int) -> tuple[int, tuple[int, int, int, int]]:
     """If x is PAD(y) with zeros on H and W only, return (y, (top, bottom, left, right)) so the
     pad can be merged into a convolution; else (x, zeros)."""
     p = b.producer.get(x_ti)
@@ -219,22 +240,22 @@ def _folded_zero_pad(b: _Builder, x_ti: int) -> Tuple[int, Tuple[int, int, int, 
 def _conv_padding(b: _Builder, op: Operator, x_ti: int, kh: int, kw: int):
     """Input tensor after folding a preceding zero PAD, and either symmetric conv padding
     (ph, pw) or an explicit F.pad tuple (left, right, top, bottom)."""
-    x_ti, (t, bo, l, r) = _folded_zero_pad(b, x_ti)
+    x_ti, (t, bo, le, r) = _folded_zero_pad(b, x_ti)
     _, h, w, _ = b.shape(x_ti)
     h += t + bo
-    w += l + r
+    w += le + r
     if _padding_mode(b, op) == "SAME":
         sh, sw = op.options.get("StrideH", 1), op.options.get("StrideW", 1)
         dh, dw = op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)
         pt, pb = _same_pads(h, kh, sh, dh)
         pl, pr = _same_pads(w, kw, sw, dw)
-        t, bo, l, r = t + pt, bo + pb, l + pl, r + pr
-    if t == bo and l == r:
-        return x_ti, (t, l), None
-    return x_ti, (0, 0), (l, r, t, bo)
+        t, bo, le, r = t + pt, bo + pb, le + pl, r + pr
+    if t == bo and le == r:
+        return x_ti, (t, le), None
+    return x_ti, (0, 0), (le, r, t, bo)
 
 
-def _bias(b: _Builder, op: Operator, slot: int, n: int) -> Optional[np.ndarray]:
+def _bias(b: _Builder, op: Operator, slot: int, n: int) -> np.ndarray | None:
     if len(op.inputs) <= slot or op.inputs[slot] < 0:
         return None
     bias = b.weight(op.inputs[slot]).reshape(-1)
@@ -243,7 +264,7 @@ def _bias(b: _Builder, op: Operator, slot: int, n: int) -> Optional[np.ndarray]:
     return bias
 
 
-def _set_params(mod: nn.Module, w: np.ndarray, bias: Optional[np.ndarray]) -> None:
+def _set_params(mod: nn.Module, w: np.ndarray, bias: np.ndarray | None) -> None:
     with torch.no_grad():
         mod.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
         if bias is not None:
@@ -288,7 +309,7 @@ def _depthwise_conv_2d(b: _Builder, op: Operator) -> None:
     b.emit(Conv(conv, explicit, act), [b.value(x_ti, NCHW)], op.outputs[0], NCHW)
 
 
-def _transpose_conv(b: _Builder, op: Operator, x_ti: int, w: np.ndarray, bias: Optional[np.ndarray],
+def _transpose_conv(b: _Builder, op: Operator, x_ti: int, w: np.ndarray, bias: np.ndarray | None,
                     same: bool, sh: int, sw: int, act: nn.Module) -> None:
     """TFLite transposed convolution: weights [O, KH, KW, I]; the full (in-1)*s+k result is
     cropped at `before` = TFLite's SAME padding (extra pixel cropped at the end)."""
@@ -397,7 +418,7 @@ def _leaky_relu(b: _Builder, op: Operator) -> None:
     b.emit(LeakyRelu(op.options["Alpha"]), [b.value(x, perm)], op.outputs[0], perm)
 
 
-def _leaky_pattern(b: _Builder, op: Operator) -> Optional[Tuple[int, float]]:
+def _leaky_pattern(b: _Builder, op: Operator) -> tuple[int, float] | None:
     """MAXIMUM(x, MUL(x, a)) (either order) with 0 <= a <= 1 is leaky_relu(x, a) exactly."""
     for xi, mi in ((0, 1), (1, 0)):
         x, m = op.inputs[xi], op.inputs[mi]
@@ -513,7 +534,7 @@ def _pad(b: _Builder, op: Operator) -> None:
     if op.op == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
         value = float(b.const(op.inputs[2]).reshape(-1)[0])
     perm = b.layout(x)
-    flat: List[int] = []
+    flat: list[int] = []
     for d in reversed(range(len(perm))):   # F.pad lists the last torch dim first
         flat += [int(pads[perm[d], 0]), int(pads[perm[d], 1])]
     while len(flat) > 2 and flat[-2:] == [0, 0]:
@@ -663,13 +684,13 @@ def _dequantize(b: _Builder, op: Operator) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _resolve(g: Graph, names: Optional[Iterable[Union[int, str]]], default: List[int]) -> List[int]:
+def _resolve(g: Graph, names: Iterable[int | str] | None, default: list[int]) -> list[int]:
     if names is None:
         return list(default)
     return [n if isinstance(n, int) else g.tensor_by_name(n).index for n in names]
 
 
-def _live_operators(g: Graph, outputs: List[int]) -> List[Operator]:
+def _live_operators(g: Graph, outputs: list[int]) -> list[Operator]:
     producer = {t: op for op in g.operators for t in op.outputs}
     live, stack = set(), list(outputs)
     while stack:
@@ -692,7 +713,7 @@ def _prune(steps, output_keys):
     return list(reversed(kept))
 
 
-def build_module(model: Union[str, Graph], outputs: Optional[Iterable[Union[int, str]]] = None,
+def build_module(model: str | Graph, outputs: Iterable[int | str] | None = None,
                  check_shapes: bool = True) -> TFLiteModule:
     """Rebuild `model` (a path or a read Graph) as a TFLiteModule.
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import inspect
 import pathlib
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import tflite
@@ -57,10 +56,10 @@ class Quantization:
 class Tensor:
     index: int
     name: str
-    shape: Tuple[int, ...]
+    shape: tuple[int, ...]
     type_name: str             # "FLOAT32", "INT8", ...
-    raw: Optional[np.ndarray]  # stored data reshaped to `shape`, None for activations
-    quant: Optional[Quantization]
+    raw: np.ndarray | None  # stored data reshaped to `shape`, None for activations
+    quant: Quantization | None
 
     @property
     def is_constant(self) -> bool:
@@ -72,9 +71,9 @@ class Operator:
     index: int
     op: str                    # builtin name ("CONV_2D") or "CUSTOM:<code>"
     version: int
-    inputs: List[int]          # tensor indices, -1 for an absent optional input
-    outputs: List[int]
-    options: Dict[str, object] = field(default_factory=dict)
+    inputs: list[int]          # tensor indices, -1 for an absent optional input
+    outputs: list[int]
+    options: dict[str, object] = field(default_factory=dict)
     custom_options: bytes = b""
 
     def where(self) -> str:
@@ -85,10 +84,10 @@ class Operator:
 class Graph:
     path: str
     description: str
-    tensors: List[Tensor]
-    operators: List[Operator]
-    inputs: List[int]
-    outputs: List[int]
+    tensors: list[Tensor]
+    operators: list[Operator]
+    inputs: list[int]
+    outputs: list[int]
 
     def tensor_by_name(self, name: str) -> Tensor:
         for t in self.tensors:
@@ -127,7 +126,7 @@ def dequantize(t: Tensor) -> np.ndarray:
     return raw
 
 
-def _read_options(op) -> Dict[str, object]:
+def _read_options(op) -> dict[str, object]:
     """Decode the builtin options table generically: every accessor of the generated
     options class that takes no argument gives one entry (vectors via *AsNumpy)."""
     kind = op.BuiltinOptionsType()
@@ -140,7 +139,7 @@ def _read_options(op) -> Dict[str, object]:
     table = op.BuiltinOptions()
     obj = cls()
     obj.Init(table.Bytes, table.Pos)
-    out: Dict[str, object] = {}
+    out: dict[str, object] = {}
     for name, fn in inspect.getmembers(cls, inspect.isfunction):
         if name.startswith(("_", "Init", "GetRootAs")) or name.endswith(("Length", "IsNone", "BufferHasIdentifier")):
             continue
@@ -154,7 +153,7 @@ def _read_options(op) -> Dict[str, object]:
     return out
 
 
-def _buffer_bytes(model, buf: bytes, index: int) -> Optional[bytes]:
+def _buffer_bytes(model, buf: bytes, index: int) -> bytes | None:
     b = model.Buffers(index)
     if b is None:
         return None
@@ -175,7 +174,7 @@ def read_tflite(path) -> Graph:
         raise TFLiteImportError(f"{path}: {model.SubgraphsLength()} subgraphs; only single-subgraph models are supported")
     g = model.Subgraphs(0)
 
-    tensors: List[Tensor] = []
+    tensors: list[Tensor] = []
     for i in range(g.TensorsLength()):
         t = g.Tensors(i)
         shape = tuple(int(s) for s in t.ShapeAsNumpy()) if t.ShapeLength() else ()
@@ -195,7 +194,7 @@ def read_tflite(path) -> Graph:
                                  int(q.QuantizedDimension()))
         tensors.append(Tensor(i, t.Name().decode(), shape, type_name, raw, quant))
 
-    operators: List[Operator] = []
+    operators: list[Operator] = []
     for i in range(g.OperatorsLength()):
         o = g.Operators(i)
         code = model.OperatorCodes(o.OpcodeIndex())

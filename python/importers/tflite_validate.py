@@ -14,12 +14,11 @@ Two references are used:
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple, Union
 
 import flatbuffers
 import numpy as np
-
 from ai_edge_litert import schema_py_generated as fb
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
@@ -28,17 +27,17 @@ from .tflite_reader import Quantization, Tensor, dequantize
 _NP_OF = {fb.TensorType.INT8: np.int8, fb.TensorType.UINT8: np.uint8, fb.TensorType.INT16: np.int16}
 
 
-def _opcode_name(code: "fb.OperatorCodeT") -> str:
+def _opcode_name(code: fb.OperatorCodeT) -> str:
     b = max(code.builtinCode, code.deprecatedBuiltinCode)
     return "CUSTOM:" + code.customCode.decode() if b == fb.BuiltinOperator.CUSTOM else str(b)
 
 
-def float_reference_model(path: str) -> Tuple[bytes, List[str]]:
+def float_reference_model(path: str) -> tuple[bytes, list[str]]:
     """(tflite bytes, list of what was changed) — see the module docstring."""
     buf = Path(path).read_bytes()
     model = fb.ModelT.InitFromPackedBuf(buf, 0)
     g = model.subgraphs[0]
-    changes: List[str] = []
+    changes: list[str] = []
 
     dequant_inputs = set()
     for op in g.operators:
@@ -100,7 +99,7 @@ def float_reference_model(path: str) -> Tuple[bytes, List[str]]:
     return bytes(builder.Output()), changes
 
 
-def run_tflite(model: Union[str, bytes], inputs: Sequence[np.ndarray], preserve_all: bool = False,
+def run_tflite(model: str | bytes, inputs: Sequence[np.ndarray], preserve_all: bool = False,
                threads: int = 2):
     """Run the interpreter with its builtin kernels and without the default XNNPACK delegate
     (the kernels the file's op versions ask for). Returns (outputs, interpreter); with preserve_all the interpreter
@@ -115,7 +114,7 @@ def run_tflite(model: Union[str, bytes], inputs: Sequence[np.ndarray], preserve_
     return [it.get_tensor(d["index"]) for d in it.get_output_details()], it
 
 
-def error_stats(got: np.ndarray, ref: np.ndarray) -> Dict[str, float]:
+def error_stats(got: np.ndarray, ref: np.ndarray) -> dict[str, float]:
     """max |got - ref|, relative L2 ||got - ref|| / ||ref||, and max |ref| for scale."""
     got = np.asarray(got, np.float64)
     ref = np.asarray(ref, np.float64)

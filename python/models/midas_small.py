@@ -26,7 +26,7 @@ The input size must be a multiple of 32.
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from collections.abc import Sequence
 
 import torch
 import torch.nn as nn
@@ -53,7 +53,7 @@ class TfSamePad(nn.Module):
 
 
 def conv_bn_act(c1: int, c2: int, k: int, s: int = 1, groups: int = 1, act: bool = True) -> nn.Sequential:
-    layers: List[nn.Module] = []
+    layers: list[nn.Module] = []
     if s > 1:
         layers.append(TfSamePad(k, s))
         pad = 0
@@ -100,10 +100,10 @@ class EfficientNetLiteEncoder(nn.Module):
     def __init__(self, stem: int, channels: Sequence[int], repeats: Sequence[int]):
         super().__init__()
         assert len(channels) == len(repeats) == len(STAGES)
-        stages: List[nn.Module] = []
+        stages: list[nn.Module] = []
         cin = stem
         for (kind, k, s, e), c, r in zip(STAGES, channels, repeats):
-            blocks: List[nn.Module] = []
+            blocks: list[nn.Module] = []
             for i in range(r):
                 stride = s if i == 0 else 1
                 blocks.append(DepthwiseSeparable(cin, c, k, stride) if kind == "ds" else MBConv(cin, c, k, stride, e))

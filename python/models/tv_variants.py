@@ -14,28 +14,28 @@ built by the same code path with smaller channel numbers (see each builder).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
-from typing import Dict, List, Optional, Sequence, Tuple
 
 import torch.nn as nn
 import torchvision
-from torchvision.models import resnet as tv_resnet
-from torchvision.models import mobilenetv3 as tv_mbv3
-from torchvision.models import efficientnet as tv_eff
-from torchvision.models import squeezenet as tv_sq
-from torchvision.models import shufflenetv2 as tv_shuf
-from torchvision.models import regnet as tv_regnet
-from torchvision.models import convnext as tv_convnext
-from torchvision.models import vision_transformer as tv_vit
+from torchvision.models import (
+    convnext as tv_convnext,
+    efficientnet as tv_eff,
+    mobilenetv3 as tv_mbv3,
+    regnet as tv_regnet,
+    resnet as tv_resnet,
+    shufflenetv2 as tv_shuf,
+    squeezenet as tv_sq,
+    vision_transformer as tv_vit,
+)
 from torchvision.models._utils import IntermediateLayerGetter
-from torchvision.models.segmentation import deeplabv3 as tv_deeplab
-from torchvision.models.segmentation import lraspp as tv_lraspp
-from torchvision.models.segmentation import fcn as tv_fcn
 from torchvision.models.detection import ssdlite as tv_ssdlite
 from torchvision.models.detection.anchor_utils import DefaultBoxGenerator
+from torchvision.models.segmentation import deeplabv3 as tv_deeplab, fcn as tv_fcn, lraspp as tv_lraspp
 from torchvision.ops.misc import Conv2dNormActivation
 
-Variant = Dict[str, object]
+Variant = dict[str, object]
 
 # ---------------------------------------------------------------------------
 # ResNet with configurable stage widths (torchvision's blocks and _make_layer)
@@ -53,12 +53,12 @@ class NarrowResNet(tv_resnet.ResNet):
     def __init__(
         self,
         block,
-        layers: List[int],
+        layers: list[int],
         planes: Sequence[int] = (64, 128, 256, 512),
         stem: int = 64,
         num_classes: int = 1000,
         width_per_group: int = 64,
-        replace_stride_with_dilation: Optional[List[bool]] = None,
+        replace_stride_with_dilation: list[bool] | None = None,
     ) -> None:
         nn.Module.__init__(self)
         norm_layer = nn.BatchNorm2d
@@ -94,7 +94,7 @@ class NarrowResNet(tv_resnet.ResNet):
 NARROW_CLASSES = 10
 
 
-def mobilenet_v2(full: bool) -> Tuple[nn.Module, Variant]:
+def mobilenet_v2(full: bool) -> tuple[nn.Module, Variant]:
     if full:
         return torchvision.models.mobilenet_v2(weights=None), {}
     m = torchvision.models.mobilenet_v2(weights=None, width_mult=0.15, num_classes=NARROW_CLASSES)
@@ -112,7 +112,7 @@ def mobilenet_v2(full: bool) -> Tuple[nn.Module, Variant]:
 
 
 def _mobilenet_v3(arch: str, full: bool, width_mult: float = 1.0, dilated: bool = False,
-                  last_channel: Optional[int] = None) -> Tuple[nn.Module, Variant]:
+                  last_channel: int | None = None) -> tuple[nn.Module, Variant]:
     wm = 1.0 if full else width_mult
     setting, conf_last = tv_mbv3._mobilenet_v3_conf(arch, width_mult=wm, dilated=dilated)
     lc = conf_last if (full or last_channel is None) else last_channel
@@ -278,7 +278,7 @@ class NarrowDeepLabHead(nn.Sequential):
         )
 
 
-def _mbv3_stage_indices(features: nn.Sequential) -> List[int]:
+def _mbv3_stage_indices(features: nn.Sequential) -> list[int]:
     return [0] + [i for i, b in enumerate(features) if getattr(b, "_is_cn", False)] + [len(features) - 1]
 
 
@@ -298,7 +298,7 @@ def deeplabv3_mobilenet_v3_large(full: bool):
     return SegOut(m), {"backbone": f"mobilenet_v3_large(width_mult={SEG_WIDTH}, dilated=True)",
                        "aspp_channels": f"256 -> {ch}",
                        "atrous_rates": "(12, 24, 36) -> (2, 3, 4) (stride-16 map is only 5x5 at 72x72)",
-                       "num_classes": "21 -> %d" % NARROW_SEG_CLASSES, "aux_loss": None}
+                       "num_classes": f"21 -> {NARROW_SEG_CLASSES}", "aux_loss": None}
 
 
 def lraspp_mobilenet_v3_large(full: bool):
@@ -314,8 +314,8 @@ def lraspp_mobilenet_v3_large(full: bool):
     body = IntermediateLayerGetter(features, return_layers={str(low_pos): "low", str(high_pos): "high"})
     m = tv_lraspp.LRASPP(body, low_ch, high_ch, NARROW_SEG_CLASSES, inter_channels=inter)
     return SegOut(m), {"backbone": f"mobilenet_v3_large(width_mult={SEG_WIDTH}, dilated=True)",
-                       "inter_channels": "128 -> %d" % inter,
-                       "num_classes": "21 -> %d" % NARROW_SEG_CLASSES}
+                       "inter_channels": f"128 -> {inter}",
+                       "num_classes": f"21 -> {NARROW_SEG_CLASSES}"}
 
 
 def fcn_resnet50(full: bool):
@@ -331,8 +331,8 @@ def fcn_resnet50(full: bool):
     return SegOut(m), {"backbone": "ResNet-50 Bottleneck, replace_stride_with_dilation=[False, True, True] kept",
                        "layers": "[3, 4, 6, 3] -> [1, 2, 2, 1]", "stem_channels": "64 -> 8",
                        "stage_planes": "(64, 128, 256, 512) -> (4, 8, 12, 16) (block outputs 16, 32, 48, 64)",
-                       "fcn_head": "FCNHead(2048, 21) -> FCNHead(64, %d)" % NARROW_SEG_CLASSES,
-                       "num_classes": "21 -> %d" % NARROW_SEG_CLASSES, "aux_loss": None}
+                       "fcn_head": f"FCNHead(2048, 21) -> FCNHead(64, {NARROW_SEG_CLASSES})",
+                       "num_classes": f"21 -> {NARROW_SEG_CLASSES}", "aux_loss": None}
 
 
 # ---------------------------------------------------------------------------
@@ -380,7 +380,7 @@ def ssdlite320_mobilenet_v3_large(full: bool, size: int = 320):
     return SSDLiteRaw(extractor, head), {
         "backbone": f"mobilenet_v3_large(width_mult={wm}, reduced_tail=True)",
         "extra_layers": "SSDLiteFeatureExtractorMobileNet width_mult 1.0 -> 0.125, min_depth 16 -> 8",
-        "num_classes": "91 -> %d" % nc,
+        "num_classes": f"91 -> {nc}",
         "anchors_per_location": num_anchors,
         "feature_channels": out_channels,
         "postprocess": "none (no transform, anchors, decode or NMS)"}

@@ -24,7 +24,7 @@ module definitions (ultralytics/nn/modules/{conv,block,head}.py):
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import torch
 import torch.nn as nn
@@ -54,7 +54,7 @@ class DWConv(Conv):
 
 class Bottleneck(nn.Module):
     def __init__(self, c1: int, c2: int, shortcut: bool = True, g: int = 1,
-                 k: Tuple[int, int] = (3, 3), e: float = 0.5):
+                 k: tuple[int, int] = (3, 3), e: float = 0.5):
         super().__init__()
         c_ = int(c2 * e)
         self.cv1 = Conv(c1, c_, k[0], 1)
@@ -166,7 +166,7 @@ class PSABlock(nn.Module):
 
 
 class C2PSA(nn.Module):
-    def __init__(self, c1: int, c2: int, n: int = 1, e: float = 0.5, num_heads: Optional[int] = None):
+    def __init__(self, c1: int, c2: int, n: int = 1, e: float = 0.5, num_heads: int | None = None):
         super().__init__()
         assert c1 == c2
         self.c = int(c1 * e)
@@ -195,7 +195,7 @@ class DFL(nn.Module):
         return self.conv(x.view(b, 4, self.c1, a).transpose(2, 1).softmax(1)).view(b, 4, a)
 
 
-def make_anchors(sizes: Sequence[Tuple[int, int]], strides: Sequence[int], offset: float = 0.5):
+def make_anchors(sizes: Sequence[tuple[int, int]], strides: Sequence[int], offset: float = 0.5):
     pts, strs = [], []
     for (h, w), s in zip(sizes, strides):
         sx = torch.arange(w, dtype=torch.float32) + offset
@@ -208,7 +208,7 @@ def make_anchors(sizes: Sequence[Tuple[int, int]], strides: Sequence[int], offse
 
 class Detect(nn.Module):
     def __init__(self, nc: int, ch: Sequence[int], strides: Sequence[int], imgsz: int, version: str,
-                 reg_max: int = 16, box_channels: Optional[int] = None):
+                 reg_max: int = 16, box_channels: int | None = None):
         super().__init__()
         self.nc = nc
         self.nl = len(ch)
@@ -240,7 +240,7 @@ class Detect(nn.Module):
         # ultralytics' Detect.bias_init (class bias log(5 / nc / (imgsz / s)^2), about -11)
         # is not applied: with random weights it would push every class score to ~1e-5.
 
-    def forward(self, xs: List[torch.Tensor]):
+    def forward(self, xs: list[torch.Tensor]):
         B = xs[0].shape[0]
         outs = [torch.cat((self.cv2[i](xs[i]), self.cv3[i](xs[i])), 1) for i in range(self.nl)]
         x_cat = torch.cat([o.view(B, self.no, -1) for o in outs], 2)
@@ -261,8 +261,8 @@ class YOLO(nn.Module):
     """
 
     def __init__(self, version: str = "11", nc: int = 80, imgsz: int = 640, width: float = 0.25,
-                 depth: float = 0.5, max_channels: int = 1024, psa_heads: Optional[int] = None,
-                 box_channels: Optional[int] = None):
+                 depth: float = 0.5, max_channels: int = 1024, psa_heads: int | None = None,
+                 box_channels: int | None = None):
         super().__init__()
         assert version in ("v8", "11")
         assert imgsz % 32 == 0

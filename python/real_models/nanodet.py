@@ -23,8 +23,9 @@ import hashlib
 import json
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -67,7 +68,7 @@ STD_RGB = (58.395, 57.12, 57.375)
 CENTER_OFFSET = 0.5
 
 
-def coco80_labels() -> List[str]:
+def coco80_labels() -> list[str]:
     """The 80 COCO class names in NanoDet's class order (COCO category ids sorted), taken from
     torchvision's COCO category table (the 91-entry list minus background and unused ids)."""
     from torchvision.models._meta import _COCO_CATEGORIES
@@ -77,7 +78,7 @@ def coco80_labels() -> List[str]:
     return names
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": NAME,
@@ -160,7 +161,7 @@ class NanoDet(nn.Module):
             weight.copy_(weight.flip(1))
         self.example_inputs = (torch.zeros(1, 3, SIZE, SIZE),)
 
-    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         outs = self.net(x)
         scores = torch.cat([outs[2 * i] for i in range(len(STRIDES))], dim=1)
         boxes = torch.cat([outs[2 * i + 1] for i in range(len(STRIDES))], dim=1)
@@ -195,7 +196,7 @@ def preprocess(rgb: np.ndarray, bgr_order: bool = False) -> torch.Tensor:
     return x.flip(1).contiguous() if bgr_order else x.contiguous()
 
 
-def cell_centres(height: int, width: int, strides: Sequence[int], offset: float) -> Tuple[np.ndarray, np.ndarray]:
+def cell_centres(height: int, width: int, strides: Sequence[int], offset: float) -> tuple[np.ndarray, np.ndarray]:
     """(centres [N, 2] in input pixels, stride per row [N]) in the card's row order."""
     centres, row_stride = [], []
     for s in strides:
@@ -226,9 +227,9 @@ def iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area(box) + area(others) - inter, 1e-12)
 
 
-def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> List[int]:
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> list[int]:
     order = list(np.argsort(-scores, kind="stable"))
-    keep: List[int] = []
+    keep: list[int] = []
     while order:
         i = order.pop(0)
         keep.append(i)
@@ -238,8 +239,8 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> List[int
     return keep
 
 
-def decode(scores: np.ndarray, dists: np.ndarray, decode_cfg: Dict[str, Any], height: int, width: int,
-           labels: Optional[Sequence[str]] = None, center_offset: Optional[float] = None) -> List[Dict[str, Any]]:
+def decode(scores: np.ndarray, dists: np.ndarray, decode_cfg: dict[str, Any], height: int, width: int,
+           labels: Sequence[str] | None = None, center_offset: float | None = None) -> list[dict[str, Any]]:
     """Card decode "anchor_free_dfl": scores [1, N, C], dists [1, N, 4*(reg_max+1)] -> detections
     (boxes in input-tensor pixels, clipped to the input), sorted by score."""
     off = decode_cfg["center_offset"] if center_offset is None else center_offset
@@ -252,7 +253,7 @@ def decode(scores: np.ndarray, dists: np.ndarray, decode_cfg: Dict[str, Any], he
     boxes = dfl_boxes(dists.reshape(s.shape[0], -1), centres, row_stride, decode_cfg["reg_max"])
     boxes[:, 0::2] = boxes[:, 0::2].clip(0, width)
     boxes[:, 1::2] = boxes[:, 1::2].clip(0, height)
-    dets: List[Dict[str, Any]] = []
+    dets: list[dict[str, Any]] = []
     for c in range(s.shape[1]):
         rows = np.nonzero(s[:, c] > decode_cfg["score_threshold"])[0]
         if rows.size == 0:
@@ -265,7 +266,7 @@ def decode(scores: np.ndarray, dists: np.ndarray, decode_cfg: Dict[str, Any], he
     return dets
 
 
-def to_image_coords(box: Sequence[float], image_hw: Tuple[int, int]) -> List[float]:
+def to_image_coords(box: Sequence[float], image_hw: tuple[int, int]) -> list[float]:
     """Undo the stretch resize: input-tensor pixels -> original image pixels."""
     sy, sx = image_hw[0] / SIZE, image_hw[1] / SIZE
     return [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy]
@@ -276,7 +277,7 @@ def to_image_coords(box: Sequence[float], image_hw: Tuple[int, int]) -> List[flo
 # ---------------------------------------------------------------------------------------------
 
 
-def lower_to_pte(model: nn.Module, example: Tuple[torch.Tensor, ...]) -> bytes:
+def lower_to_pte(model: nn.Module, example: tuple[torch.Tensor, ...]) -> bytes:
     from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
     from executorch.exir import to_edge_transform_and_lower
     ep = torch.export.export(model, example, strict=False)
@@ -288,8 +289,8 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
-def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: List[str],
-                   report: Optional[Dict[str, Any]]) -> str:
+def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: list[str],
+                   report: dict[str, Any] | None) -> str:
     c = card()
     lines = [
         f"# {NAME}: NanoDet-g (COCO-80, 416x416)",
@@ -367,7 +368,7 @@ def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: List[str],
                       "| photo | " + " | ".join(pc["variants"]) + " |",
                       "| --- |" + " --- |" * len(pc["variants"])]
             for photo, row in pc["photos"].items():
-                cells = [", ".join(f"{l} {v:.2f}" for l, v in row[k]) for k in pc["variants"]]
+                cells = [", ".join(f"{label} {v:.2f}" for label, v in row[k]) for k in pc["variants"]]
                 lines.append(f"| {photo} | " + " | ".join(cells) + " |")
             lines += ["", "The card follows the upstream config (that is how the weights were trained). On these",
                       "photos it is much more confident on giraffe.jpg and kite.jpg, about the same on dog.jpg and",
@@ -393,7 +394,7 @@ def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: List[str],
     return "\n".join(lines)
 
 
-def export(out_dir, goldens_dir=None, report: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+def export(out_dir, goldens_dir=None, report: dict[str, Any] | None = None) -> dict[str, Any]:
     """Write model.pte, card.json, ATTRIBUTION.md into out_dir (and the engine goldens into
     goldens_dir when given). Validation numbers come from `report` or the cached report of
     python/real_models/validate_tfjs.py."""
@@ -422,7 +423,7 @@ def export(out_dir, goldens_dir=None, report: Optional[Dict[str, Any]] = None) -
     return info
 
 
-def write_goldens(model: nn.Module, out: Path, pte_sha: str, photo: str = "/usr/share/darknet/data/dog.jpg") -> Dict[str, Any]:
+def write_goldens(model: nn.Module, out: Path, pte_sha: str, photo: str = "/usr/share/darknet/data/dog.jpg") -> dict[str, Any]:
     """Eager PyTorch outputs of the program on a real photo, for the engine's check."""
     out.mkdir(parents=True, exist_ok=True)
     rgb = load_rgb(photo)
@@ -452,7 +453,7 @@ def write_goldens(model: nn.Module, out: Path, pte_sha: str, photo: str = "/usr/
     return meta
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export NanoDet-g (tfjs import) to models/nanodet")
     ap.add_argument("--out", default=str(ROOT / "models" / "nanodet"))
     ap.add_argument("--goldens", default=None, help="also write engine goldens here (tests/demos/nanodet)")

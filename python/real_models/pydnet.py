@@ -22,15 +22,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-from real_models import tflite_common as common
 from importers.tflite_model import build_module
 from importers.tflite_reader import read_tflite
+from real_models import tflite_common as common
 
 NAME = "pydnet"
 SHARED = common.SHARED_MODELS / "mobilepydnet"
@@ -50,7 +50,7 @@ def tflite_path() -> Path:
     return common.require_file(TFLITE, TFLITE_SHA256, ABSENT)
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": "pydnet-448x640",
@@ -73,7 +73,7 @@ def build() -> nn.Module:
     return model.eval()
 
 
-def _depth_stats(photo: Path, x: torch.Tensor, geo, ours: List[np.ndarray], _file_interp) -> Dict[str, Any]:
+def _depth_stats(photo: Path, x: torch.Tensor, geo, ours: list[np.ndarray], _file_interp) -> dict[str, Any]:
     """Sanity numbers of the map: percentiles, and mean depth of the top vs bottom quarter
     (background / sky above, ground near the camera below: expect top > bottom)."""
     d = ours[0][0, 0]
@@ -82,7 +82,7 @@ def _depth_stats(photo: Path, x: torch.Tensor, geo, ours: List[np.ndarray], _fil
             "top_quarter_mean": float(d[:q].mean()), "bottom_quarter_mean": float(d[-q:].mean())}
 
 
-def attribution(info: Dict[str, Any]) -> List[str]:
+def attribution(info: dict[str, Any]) -> list[str]:
     pte, report = info["pte"], info["report"]
     lines = [
         "# pydnet-448x640: PyDNet++ relative depth (mobilePydnet 2019 Android model)",
@@ -149,7 +149,7 @@ def attribution(info: Dict[str, Any]) -> List[str]:
 
 
 def export(out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", validate: bool = True,
-           wgx: Optional[Path] = None) -> Dict[str, Any]:
+           wgx: Path | None = None) -> dict[str, Any]:
     model = build()
     return common.export_flow(
         name=NAME, module=model, card=card(), out_dir=out_dir, goldens_dir=goldens_dir,
@@ -158,7 +158,7 @@ def export(out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", vali
         golden_meta={"regenerate": REGENERATE}, validate=validate, wgx=wgx)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export PyDNet++ (into the ignored cache)")
     ap.add_argument("--out", type=Path, default=OUT_DIR)
     ap.add_argument("--goldens", type=Path, default=None, help="default: <out>/golden")

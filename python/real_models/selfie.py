@@ -19,14 +19,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-from real_models import tflite_common as common
 from importers.tflite_model import build_module
+from real_models import tflite_common as common
 
 NAME = "selfie"
 PACKAGE = "@mediapipe/selfie_segmentation@0.1.1675465747"
@@ -44,7 +44,7 @@ def tflite_path() -> Path:
     return common.require_file(TFLITE, TFLITE_SHA256, "Fetch it with: bash scripts/fetch-mediapipe-selfie.sh")
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": "mediapipe-selfie-256",
@@ -65,11 +65,11 @@ def build() -> nn.Module:
     return model.eval()
 
 
-def _foreground(photo: Path, x: torch.Tensor, geo, ours: List[np.ndarray], _file_interp) -> Dict[str, Any]:
+def _foreground(photo: Path, x: torch.Tensor, geo, ours: list[np.ndarray], _file_interp) -> dict[str, Any]:
     return {"foreground_fraction": float((ours[0] > 0.5).mean())}
 
 
-def attribution(info: Dict[str, Any]) -> List[str]:
+def attribution(info: dict[str, Any]) -> list[str]:
     pte, report = info["pte"], info["report"]
     lines = [
         "# mediapipe-selfie-256: MediaPipe selfie segmentation (general model, 256x256)",
@@ -131,7 +131,7 @@ def attribution(info: Dict[str, Any]) -> List[str]:
 
 
 def export(out_dir: Path = common.ROOT / "models" / "selfie", goldens_dir: Path = common.ROOT / "tests" / "demos" / "selfie",
-           validate: bool = True, wgx: Optional[Path] = None) -> Dict[str, Any]:
+           validate: bool = True, wgx: Path | None = None) -> dict[str, Any]:
     model = build()
     path = tflite_path()
     return common.export_flow(
@@ -141,7 +141,7 @@ def export(out_dir: Path = common.ROOT / "models" / "selfie", goldens_dir: Path 
         golden_meta={"regenerate": REGENERATE}, validate=validate, wgx=wgx)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export the MediaPipe selfie segmenter to models/selfie")
     ap.add_argument("--out", type=Path, default=common.ROOT / "models" / "selfie")
     ap.add_argument("--goldens", type=Path, default=common.ROOT / "tests" / "demos" / "selfie")

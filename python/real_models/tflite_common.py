@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -32,7 +33,7 @@ SKIMAGE_DATA = Path("/usr/lib/python3/dist-packages/skimage/data")  # Debian pyt
 
 def photo(name: str) -> Path:
     """A test photo by file name: darknet's demo photos or skimage's astronaut.png."""
-    for d, pkg in ((DARKNET_DATA, "darknet"), (SKIMAGE_DATA, "python3-skimage")):
+    for d in (DARKNET_DATA, SKIMAGE_DATA):
         p = d / name
         if p.exists():
             return p
@@ -69,7 +70,7 @@ def load_rgb(path: Path) -> np.ndarray:
         return np.asarray(im.convert("RGB"))
 
 
-def preprocess(rgb: np.ndarray, inp: Dict[str, Any]) -> Tuple[torch.Tensor, Dict[str, Any]]:
+def preprocess(rgb: np.ndarray, inp: dict[str, Any]) -> tuple[torch.Tensor, dict[str, Any]]:
     """HxWx3 uint8 RGB -> float32 NCHW [1, 3, H, W] per the card's input section, and the
     geometry needed to map boxes back (scale_y, scale_x, offset_y, offset_x)."""
     H, W = inp["height"], inp["width"]
@@ -94,17 +95,18 @@ def preprocess(rgb: np.ndarray, inp: Dict[str, Any]) -> Tuple[torch.Tensor, Dict
     return x.contiguous(), geo
 
 
-def lower_to_pte(model: nn.Module, example: Tuple[torch.Tensor, ...]) -> Tuple[bytes, Dict[str, Any]]:
+def lower_to_pte(model: nn.Module, example: tuple[torch.Tensor, ...]) -> tuple[bytes, dict[str, Any]]:
     """VulkanPartitioner .pte bytes and a summary; fails unless the program is fully delegated."""
-    import inspect_pte
     from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
     from executorch.exir import to_edge_transform_and_lower
+
+    import inspect_pte
     ep = torch.export.export(model, example, strict=False)
     pte = bytes(to_edge_transform_and_lower(ep, partitioner=[VulkanPartitioner()]).to_executorch().buffer)
     summary = inspect_pte.summarize(pte)
     if not inspect_pte.is_fully_delegated(summary):
         raise RuntimeError(f"program is not fully delegated; kernel calls: {inspect_pte.kernel_op_names(summary)}")
-    counts: Dict[str, int] = {}
+    counts: dict[str, int] = {}
     for names in inspect_pte.delegate_op_names(summary):
         for n in names:
             counts[n] = counts.get(n, 0) + 1
@@ -117,7 +119,7 @@ def _nhwc_to_nchw(a: np.ndarray) -> np.ndarray:
 
 
 def compare_with_tflite(tflite_path: Path, module: nn.Module, tensor_ids: Sequence[int],
-                        photos: Sequence[Path], inp: Dict[str, Any], extra=None) -> Dict[str, Any]:
+                        photos: Sequence[Path], inp: dict[str, Any], extra=None) -> dict[str, Any]:
     """Run the module and the TFLite interpreter on the same preprocessed photos.
 
     References: "tflite_fp32" = the file with int8 weights stored as their float32 values
@@ -135,7 +137,7 @@ def compare_with_tflite(tflite_path: Path, module: nn.Module, tensor_ids: Sequen
             ours = module(x)
         ours = [o.numpy() for o in (ours if isinstance(ours, tuple) else (ours,))]
         x_nhwc = np.ascontiguousarray(x.permute(0, 2, 3, 1).numpy())
-        entry: Dict[str, Any] = {"photo": photo_label(p), "outputs": []}
+        entry: dict[str, Any] = {"photo": photo_label(p), "outputs": []}
         refs = {"tflite_fp32": run_tflite(fp32_model, [x_nhwc], preserve_all=True)[1]}
         if file_runs:
             refs["tflite_file"] = run_tflite(str(tflite_path), [x_nhwc], preserve_all=True)[1]
@@ -156,8 +158,8 @@ def _litert_version() -> str:
     return version("ai-edge-litert")
 
 
-def write_goldens(module: nn.Module, out: Path, photo_path: Path, inp: Dict[str, Any],
-                  meta_extra: Dict[str, Any]) -> Dict[str, Any]:
+def write_goldens(module: nn.Module, out: Path, photo_path: Path, inp: dict[str, Any],
+                  meta_extra: dict[str, Any]) -> dict[str, Any]:
     """input.npy (the photo preprocessed per the card), expected_<i>.npy (eager PyTorch), meta.json."""
     out.mkdir(parents=True, exist_ok=True)
     rgb = load_rgb(photo_path)
@@ -187,7 +189,7 @@ def fmt(v: float) -> str:
     return f"{v:.3g}"
 
 
-def validation_table(report: Dict[str, Any], output_names: Sequence[str]) -> List[str]:
+def validation_table(report: dict[str, Any], output_names: Sequence[str]) -> list[str]:
     """Markdown table of the comparison: one row per photo and output."""
     has_file = any("tflite_file" in o for r in report["photos"] for o in r["outputs"])
     head = "| photo | output | shape | vs TFLite fp32 weights: max abs | rel L2 |"
@@ -208,11 +210,12 @@ def validation_table(report: Dict[str, Any], output_names: Sequence[str]) -> Lis
     return lines
 
 
-def engine_check(wgx: Path, pte: Path, goldens: Path) -> Dict[str, Any]:
+def engine_check(wgx: Path, pte: Path, goldens: Path) -> dict[str, Any]:
     """Run our engine's `wgx run` on the golden input and compare with expected_0.npy."""
     import os
     import subprocess
     import tempfile
+
     from importers.tflite_validate import error_stats
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "output_0.npy"
@@ -236,17 +239,17 @@ def _adapter(log: str) -> str:
     return "default adapter"
 
 
-def engine_lines(engine: Optional[Dict[str, Any]]) -> List[str]:
+def engine_lines(engine: dict[str, Any] | None) -> list[str]:
     if not engine:
         return ["Not run by this export (pass --wgx PATH to record it)."]
     return [f"`{engine['command']}` (our engine, {engine.get('device', 'default adapter')}) against the eager "
             f"PyTorch golden expected_0.npy: max abs {fmt(engine['max_abs'])}, rel L2 {fmt(engine['rel_l2'])}."]
 
 
-def export_flow(*, name: str, module: nn.Module, card: Dict[str, Any], out_dir: Path, goldens_dir: Path,
+def export_flow(*, name: str, module: nn.Module, card: dict[str, Any], out_dir: Path, goldens_dir: Path,
                 golden_photo: Path, tflite_path: Path, tensor_ids: Sequence[int], photos: Sequence[Path],
-                attribution, extra=None, golden_meta: Optional[Dict[str, Any]] = None,
-                validate: bool = True, wgx: Optional[Path] = None) -> Dict[str, Any]:
+                attribution, extra=None, golden_meta: dict[str, Any] | None = None,
+                validate: bool = True, wgx: Path | None = None) -> dict[str, Any]:
     """The export every TFLite-sourced model does: model.pte (VulkanPartitioner, fully
     delegated) + card.json into out_dir, engine goldens into goldens_dir, the TFLite comparison
     on the photos, optionally our engine on the goldens, then ATTRIBUTION.md from
@@ -282,7 +285,7 @@ def _rel(p: Path) -> str:
         return str(p)
 
 
-def print_summary(info: Dict[str, Any]) -> None:
+def print_summary(info: dict[str, Any]) -> None:
     pte = info["pte"]
     print(f"{info['name']}: {info['out_dir']}/model.pte {pte['size']} B sha256 {pte['sha256'][:16]}..., "
           f"goldens in {info['goldens_dir']}/")
@@ -292,7 +295,8 @@ def print_summary(info: Dict[str, Any]) -> None:
                 s = f"  {r['photo']:<40} out{o['output']} vs tflite_fp32 max_abs {fmt(o['tflite_fp32']['max_abs'])} " \
                     f"rel_l2 {fmt(o['tflite_fp32']['rel_l2'])}"
                 if "tflite_file" in o:
-                    s += f" | vs file max_abs {fmt(o['tflite_file']['max_abs'])} rel_l2 {fmt(o['tflite_file']['rel_l2'])}"
+                    s += (f" | vs file max_abs {fmt(o['tflite_file']['max_abs'])} "
+                          f"rel_l2 {fmt(o['tflite_file']['rel_l2'])}")
                 print(s)
     if info["engine"]:
         print("  engine:", engine_lines(info["engine"])[0])

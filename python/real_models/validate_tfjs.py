@@ -26,7 +26,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import numpy as np
 import torch
@@ -47,9 +47,9 @@ SELFIE_SHA256 = {"selfie.json": "8b7f5f95c0159a83a7240b1298a67012cfffd0396bfa653
                  "selfie.bin": "8f57aaa72dc068a50bd37c232d2e073e107912241e459002e1480876676f382a"}
 
 
-def flip_check(model, photos: List[Path], decode_cfg: Dict[str, Any], labels: List[str]) -> Dict[str, Any]:
+def flip_check(model, photos: list[Path], decode_cfg: dict[str, Any], labels: list[str]) -> dict[str, Any]:
     """Boxes on a photo vs boxes on its mirror image (mirrored back), per center_offset."""
-    by_offset: Dict[str, Any] = {}
+    by_offset: dict[str, Any] = {}
     tensors = [nd.preprocess(nd.load_rgb(str(p))) for p in photos]
     outs = []
     with torch.no_grad():
@@ -76,7 +76,7 @@ def flip_check(model, photos: List[Path], decode_cfg: Dict[str, Any], labels: Li
     return {"photos": len(photos), "by_offset": by_offset}
 
 
-def preprocess_check(model, photos: List[Path], labels: List[str]) -> Dict[str, Any]:
+def preprocess_check(model, photos: list[Path], labels: list[str]) -> dict[str, Any]:
     """Top class scores under the card's normalisation and under plain RGB / 255 (what the
     human library feeds this file), as evidence for the card's choice."""
     mean = torch.tensor(nd.MEAN_RGB).view(1, 3, 1, 1)
@@ -85,7 +85,7 @@ def preprocess_check(model, photos: List[Path], labels: List[str]) -> Dict[str, 
                 # The human library puts RGB / 255 straight into the graph; the program reverses
                 # the channels in its first conv, so it gets them reversed here.
                 "RGB / 255 into the graph (human library)": lambda x: ((x * std + mean) / 255.0).flip(1)}
-    photos_out: Dict[str, Any] = {}
+    photos_out: dict[str, Any] = {}
     for p in photos:
         x = nd.preprocess(nd.load_rgb(str(p)))
         row = {}
@@ -99,7 +99,7 @@ def preprocess_check(model, photos: List[Path], labels: List[str]) -> Dict[str, 
     return {"variants": list(variants), "photos": photos_out}
 
 
-def validate_nanodet(work: Path) -> Dict[str, Any]:
+def validate_nanodet(work: Path) -> dict[str, Any]:
     raw = nd.import_tfjs()  # the graph as imported: BGR-normalised input, six outputs
     program = nd.build()  # what is exported: RGB input, concatenated outputs
     names = list(raw.output_names)
@@ -144,7 +144,7 @@ def validate_nanodet(work: Path) -> Dict[str, Any]:
             "center_offset_check": flip_check(program, photos, decode_cfg, labels), "tfjs_log": log}
 
 
-def validate_selfie(work: Path) -> Dict[str, Any]:
+def validate_selfie(work: Path) -> dict[str, Any]:
     for name, want in SELFIE_SHA256.items():
         got = nd._sha256(nd.MODEL_DIR / name)
         if got != want:
@@ -180,10 +180,10 @@ def validate_selfie(work: Path) -> Dict[str, Any]:
     return {"model": str(SELFIE_JSON), "ops": ops, "photos": reports, "tfjs_log": log}
 
 
-def run(models: Optional[List[str]] = None, quiet: bool = False) -> Dict[str, Any]:
+def run(models: list[str] | None = None, quiet: bool = False) -> dict[str, Any]:
     models = models or ["nanodet", "selfie"]
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    report: Dict[str, Any] = {"tfjs_version": tfjs_version(), "torch_version": torch.__version__,
+    report: dict[str, Any] = {"tfjs_version": tfjs_version(), "torch_version": torch.__version__,
                               "tolerance_rel_l2": REL_L2_TOLERANCE}
     with tempfile.TemporaryDirectory(prefix="tfjs_validate_") as tmp:
         work = Path(tmp)
@@ -201,7 +201,7 @@ def run(models: Optional[List[str]] = None, quiet: bool = False) -> Dict[str, An
     return report
 
 
-def worst_rel_l2(report: Dict[str, Any]) -> float:
+def worst_rel_l2(report: dict[str, Any]) -> float:
     worst = 0.0
     for photo in report.get("nanodet", {}).get("photos", []):
         worst = max([worst] + [o["rel_l2"] for o in photo["outputs"]])
@@ -210,7 +210,7 @@ def worst_rel_l2(report: Dict[str, Any]) -> float:
     return worst
 
 
-def print_summary(report: Dict[str, Any]) -> None:
+def print_summary(report: dict[str, Any]) -> None:
     print(f"TensorFlow.js {report['tfjs_version']} (cpu) vs imported torch module, torch {report['torch_version']}")
     if "nanodet" in report:
         r = report["nanodet"]
@@ -234,7 +234,7 @@ def print_summary(report: Dict[str, Any]) -> None:
     print(f"worst rel L2 {worst_rel_l2(report):.3g} (tolerance {REL_L2_TOLERANCE})")
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", action="append", choices=["nanodet", "selfie"])
     args = ap.parse_args(argv)

@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-from real_models import tflite_common as common
 from importers.tflite_model import build_module
 from importers.tflite_reader import read_tflite
+from real_models import tflite_common as common
 
 NAME = "yolo26n"
 SHARED = common.SHARED_MODELS / "yolo26n"
@@ -56,7 +57,7 @@ def tflite_path() -> Path:
     return common.require_file(TFLITE, TFLITE_SHA256, ABSENT)
 
 
-def labels() -> List[str]:
+def labels() -> list[str]:
     """The 80 class names from the export's metadata.yaml (`names:` index -> name)."""
     import yaml
     meta = yaml.safe_load(common.require_file(METADATA, METADATA_SHA256, ABSENT).read_text())
@@ -66,7 +67,7 @@ def labels() -> List[str]:
     return [names[i] for i in range(80)]
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": "yolo26n-640",
@@ -91,7 +92,7 @@ def build() -> nn.Module:
     return model.eval()
 
 
-def decode(out: np.ndarray, names: Sequence[str], threshold: float = SCORE_THRESHOLD) -> List[Dict[str, Any]]:
+def decode(out: np.ndarray, names: Sequence[str], threshold: float = SCORE_THRESHOLD) -> list[dict[str, Any]]:
     """Card decode: best class per row, score > threshold, best MAX_DETECTIONS first; boxes in
     640x640 input pixels."""
     rows = out.reshape(-1, out.shape[-1]).astype(np.float64)
@@ -103,13 +104,13 @@ def decode(out: np.ndarray, names: Sequence[str], threshold: float = SCORE_THRES
              "box": [float(v) * SIZE for v in rows[r, :4]]} for r in keep]
 
 
-def to_image(box: Sequence[float], geo: Dict[str, Any]) -> List[float]:
+def to_image(box: Sequence[float], geo: dict[str, Any]) -> list[float]:
     """Undo the letterbox: input-tensor pixels -> original image pixels."""
     return [(box[0] - geo["offset_x"]) / geo["scale_x"], (box[1] - geo["offset_y"]) / geo["scale_y"],
             (box[2] - geo["offset_x"]) / geo["scale_x"], (box[3] - geo["offset_y"]) / geo["scale_y"]]
 
 
-def _detections(photo: Path, x: torch.Tensor, geo, ours: List[np.ndarray], file_interp) -> Dict[str, Any]:
+def _detections(photo: Path, x: torch.Tensor, geo, ours: list[np.ndarray], file_interp) -> dict[str, Any]:
     """Our decode of the module output, and TFLite's own post-processed [1, 300, 6] output of the
     file as shipped (x1, y1, x2, y2 normalised, score, class), both in original-image pixels."""
     names = labels()
@@ -131,7 +132,7 @@ def _dets_text(dets) -> str:
                      for d in dets) or "none"
 
 
-def attribution(info: Dict[str, Any]) -> List[str]:
+def attribution(info: dict[str, Any]) -> list[str]:
     pte, report = info["pte"], info["report"]
     lines = [
         "# yolo26n-640: Ultralytics YOLO26n (COCO-80), rebuilt from its int8-weight TFLite export",
@@ -198,7 +199,7 @@ def attribution(info: Dict[str, Any]) -> List[str]:
 
 
 def export(out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", validate: bool = True,
-           wgx: Optional[Path] = None) -> Dict[str, Any]:
+           wgx: Path | None = None) -> dict[str, Any]:
     model = build()
     c = card()
     golden = common.photo(GOLDEN_PHOTO)
@@ -216,7 +217,7 @@ def export(out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", vali
         attribution=attribution, extra=_detections, golden_meta=golden_meta, validate=validate, wgx=wgx)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export YOLO26n (AGPL weights, into the ignored cache)")
     ap.add_argument("--out", type=Path, default=OUT_DIR)
     ap.add_argument("--goldens", type=Path, default=None, help="default: <out>/golden")
