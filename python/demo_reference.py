@@ -86,15 +86,33 @@ def geometry(input_cfg: dict[str, Any], photo_h: int, photo_w: int) -> dict[str,
         raise ValueError(f"a photo of {photo_w}x{photo_h} pixels cannot be resized")
     mode = input_cfg.get("resize", "stretch")
     if mode == "stretch":
-        return {"letterbox": False, "photo_w": photo_w, "photo_h": photo_h, "input_w": W, "input_h": H,
-                "placed_w": W, "placed_h": H, "offset_x": 0, "offset_y": 0}
+        return {
+            "letterbox": False,
+            "photo_w": photo_w,
+            "photo_h": photo_h,
+            "input_w": W,
+            "input_h": H,
+            "placed_w": W,
+            "placed_h": H,
+            "offset_x": 0,
+            "offset_y": 0,
+        }
     if mode != "letterbox":
         raise ValueError(f"unknown resize {mode!r} (stretch or letterbox)")
     s = min(H / photo_h, W / photo_w)
     pw = min(max(int(round(photo_w * s)), 1), W)
     ph = min(max(int(round(photo_h * s)), 1), H)
-    return {"letterbox": True, "photo_w": photo_w, "photo_h": photo_h, "input_w": W, "input_h": H,
-            "placed_w": pw, "placed_h": ph, "offset_x": (W - pw) // 2, "offset_y": (H - ph) // 2}
+    return {
+        "letterbox": True,
+        "photo_w": photo_w,
+        "photo_h": photo_h,
+        "input_w": W,
+        "input_h": H,
+        "placed_w": pw,
+        "placed_h": ph,
+        "offset_x": (W - pw) // 2,
+        "offset_y": (H - ph) // 2,
+    }
 
 
 def preprocess(rgb: np.ndarray, input_cfg: dict[str, Any], geom: dict[str, Any] | None = None) -> torch.Tensor:
@@ -105,13 +123,13 @@ def preprocess(rgb: np.ndarray, input_cfg: dict[str, Any], geom: dict[str, Any] 
         raise ValueError(f"expected an HxWx3 uint8 image, got {rgb.dtype} {rgb.shape}")
     g = geom or geometry(input_cfg, rgb.shape[0], rgb.shape[1])
     x = torch.from_numpy(np.array(rgb, dtype=np.uint8, copy=True)).permute(2, 0, 1)[None].to(torch.float32)
-    x = F.interpolate(x, size=(g["placed_h"], g["placed_w"]), mode="bilinear", align_corners=False,
-                      antialias=False)
+    x = F.interpolate(x, size=(g["placed_h"], g["placed_w"]), mode="bilinear", align_corners=False, antialias=False)
     if g["letterbox"]:
-        fill = torch.tensor([float(v) for v in input_cfg.get("letterbox_fill", [114, 114, 114])],
-                            dtype=torch.float32).view(1, 3, 1, 1)
+        fill = torch.tensor(
+            [float(v) for v in input_cfg.get("letterbox_fill", [114, 114, 114])], dtype=torch.float32
+        ).view(1, 3, 1, 1)
         canvas = fill.expand(1, 3, g["input_h"], g["input_w"]).clone()
-        canvas[:, :, g["offset_y"]:g["offset_y"] + g["placed_h"], g["offset_x"]:g["offset_x"] + g["placed_w"]] = x
+        canvas[:, :, g["offset_y"] : g["offset_y"] + g["placed_h"], g["offset_x"] : g["offset_x"] + g["placed_w"]] = x
         x = canvas
     scale = float(input_cfg.get("scale", 1.0))
     mean = torch.tensor([float(v) for v in input_cfg.get("mean", [0, 0, 0])], dtype=torch.float32).view(1, 3, 1, 1)
@@ -147,8 +165,7 @@ def classify_top(output: np.ndarray, labels: Sequence[str], k: int = 5, logits: 
     if logits:
         p = softmax(p)
     order = sorted(range(p.size), key=lambda i: (-p[i], i))[:k]
-    return [{"class": int(i), "label": labels[i] if i < len(labels) else str(i), "score": float(p[i])}
-            for i in order]
+    return [{"class": int(i), "label": labels[i] if i < len(labels) else str(i), "score": float(p[i])} for i in order]
 
 
 def iou(a: Sequence[float], b: Sequence[float]) -> float:
@@ -163,7 +180,9 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def nms(cands: list[dict[str, Any]], iou_threshold: float, per_class: bool, max_detections: int) -> list[dict[str, Any]]:
+def nms(
+    cands: list[dict[str, Any]], iou_threshold: float, per_class: bool, max_detections: int
+) -> list[dict[str, Any]]:
     """Greedy NMS. Candidates by descending score (equal scores keep their order); one is dropped
     when its IoU with a kept box (of the same class when per_class) is above iou_threshold."""
     order = sorted(range(len(cands)), key=lambda i: -cands[i]["score"])  # stable
@@ -172,8 +191,7 @@ def nms(cands: list[dict[str, Any]], iou_threshold: float, per_class: bool, max_
         if len(kept) >= max_detections:
             break
         c = cands[i]
-        if all(iou(c["box"], k["box"]) <= iou_threshold for k in kept
-               if not per_class or k["class"] == c["class"]):
+        if all(iou(c["box"], k["box"]) <= iou_threshold for k in kept if not per_class or k["class"] == c["class"]):
             kept.append(c)
     return kept
 
@@ -201,8 +219,9 @@ def dfl_cells(height: int, width: int, strides: Sequence[int], center_offset: fl
     return np.concatenate(centres).astype(np.float64), np.concatenate(row_stride)
 
 
-def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: dict[str, Any], height: int,
-                           width: int) -> list[dict[str, Any]]:
+def decode_anchor_free_dfl(
+    scores: np.ndarray, boxes: np.ndarray, d: dict[str, Any], height: int, width: int
+) -> list[dict[str, Any]]:
     """scores [1, N, C], boxes [1, N, 4*(reg_max+1)] -> detections in input-tensor pixels
     (not clipped), after per-class NMS (or none), best first."""
     reg_max = int(d["reg_max"])
@@ -210,8 +229,10 @@ def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: dict[str, A
     n = centres.shape[0]
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 3 or s.shape[1] != n:
-        raise ValueError(f"anchor_free_dfl: a {width}x{height} input with strides {d['strides']} has "
-                         f"{n} rows; the scores output is {list(s.shape)}")
+        raise ValueError(
+            f"anchor_free_dfl: a {width}x{height} input with strides {d['strides']} has "
+            f"{n} rows; the scores output is {list(s.shape)}"
+        )
     s = s[0]
     b = np.asarray(boxes, dtype=np.float64)
     if b.size != n * 4 * (reg_max + 1):
@@ -222,8 +243,15 @@ def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: dict[str, A
     elif activation != "none":
         raise ValueError(f"unknown scores_activation {activation!r}")
     dist = dfl_expectation(b.reshape(n, 4, reg_max + 1)) * row_stride[:, None]  # left, top, right, bottom
-    xyxy = np.stack([centres[:, 0] - dist[:, 0], centres[:, 1] - dist[:, 1],
-                     centres[:, 0] + dist[:, 2], centres[:, 1] + dist[:, 3]], 1)
+    xyxy = np.stack(
+        [
+            centres[:, 0] - dist[:, 0],
+            centres[:, 1] - dist[:, 1],
+            centres[:, 0] + dist[:, 2],
+            centres[:, 1] + dist[:, 3],
+        ],
+        1,
+    )
     thr = float(d["score_threshold"])
     cands = []
     rows, classes = np.nonzero(s > thr)  # row-major: the same candidate order as the C++ decoder
@@ -252,8 +280,11 @@ def decode_boxes_scores(output: np.ndarray, d: dict[str, Any], height: int, widt
     cands = []
     for r in np.nonzero(best > float(d["score_threshold"]))[0].tolist():
         a, b, c, e = o[r, :4]
-        box = ([(a - c / 2) * sx, (b - e / 2) * sy, (a + c / 2) * sx, (b + e / 2) * sy] if cxcywh
-               else [a * sx, b * sy, c * sx, e * sy])
+        box = (
+            [(a - c / 2) * sx, (b - e / 2) * sy, (a + c / 2) * sx, (b + e / 2) * sy]
+            if cxcywh
+            else [a * sx, b * sy, c * sx, e * sy]
+        )
         if not all(math.isfinite(v) for v in box):
             continue
         cands.append({"class": int(cls[r]), "score": float(best[r]), "box": [float(v) for v in box], "row": int(r)})
@@ -291,6 +322,7 @@ def depth_range(m: np.ndarray, d: dict[str, Any]) -> tuple[float, float]:
 
 def registry() -> dict[str, str]:
     from real_models import REGISTRY
+
     return dict(REGISTRY)
 
 
@@ -302,8 +334,10 @@ def model_dirs(name: str) -> tuple[Path, Path]:
     cached = ROOT / ".cache" / "real-models" / name
     if (cached / "card.json").is_file():
         return cached, cached / "reference"
-    raise FileNotFoundError(f"no card.json for {name} in {committed} or {cached}; export the model first "
-                            f"(python/.venv/bin/python python/real_models/<module>.py)")
+    raise FileNotFoundError(
+        f"no card.json for {name} in {committed} or {cached}; export the model first "
+        f"(python/.venv/bin/python python/real_models/<module>.py)"
+    )
 
 
 def load_card(card_dir: Path) -> dict[str, Any]:
@@ -342,8 +376,9 @@ def _r(v: float, step: float) -> float:
     return round(float(v), digits) if math.isfinite(v) else float(v)
 
 
-def reference_for(card: dict[str, Any], outputs: list[np.ndarray], geom: dict[str, Any],
-                  image: str) -> tuple[str, dict[str, Any], np.ndarray | None]:
+def reference_for(
+    card: dict[str, Any], outputs: list[np.ndarray], geom: dict[str, Any], image: str
+) -> tuple[str, dict[str, Any], np.ndarray | None]:
     """(kind suffix, JSON document, map or None) for one photo's eager outputs."""
     d = card["decode"]
     task = card["task"]
@@ -351,8 +386,16 @@ def reference_for(card: dict[str, Any], outputs: list[np.ndarray], geom: dict[st
     labels = card.get("labels", [])
     if task == "classify":
         top = classify_top(outputs[int(d.get("output", 0))], labels, 5, d["kind"] == "logits")
-        return "classify", {"schema": "wgx-classify/1", "model": card["name"], "image": image,
-                            "top": [{**t, "score": _r(t["score"], 1e-6)} for t in top]}, None
+        return (
+            "classify",
+            {
+                "schema": "wgx-classify/1",
+                "model": card["name"],
+                "image": image,
+                "top": [{**t, "score": _r(t["score"], 1e-6)} for t in top],
+            },
+            None,
+        )
     header = {"model": card["name"], "image": image, "width": geom["photo_w"], "height": geom["photo_h"]}
     if task == "detect":
         if d["kind"] == "anchor_free_dfl":
@@ -364,14 +407,29 @@ def reference_for(card: dict[str, Any], outputs: list[np.ndarray], geom: dict[st
         out = []
         for det in dets:
             box = to_photo(det["box"], geom)
-            out.append({"class": det["class"], "label": labels[det["class"]] if det["class"] < len(labels) else str(det["class"]),
-                        "score": _r(det["score"], 1e-6), "box": [_r(v, 1e-3) for v in box]})
+            out.append(
+                {
+                    "class": det["class"],
+                    "label": labels[det["class"]] if det["class"] < len(labels) else str(det["class"]),
+                    "score": _r(det["score"], 1e-6),
+                    "box": [_r(v, 1e-3) for v in box],
+                }
+            )
         return "detect", {"schema": "wgx-detect/1", **header, "detections": out}, None
     if task == "segment":
         m = segment_map(outputs, d)
-        return "segment", {"schema": "wgx-segment/1", **header, "map": {"width": m.shape[1], "height": m.shape[0]},
-                           "threshold": float(d.get("threshold", 0.5)),
-                           "foreground_fraction": _r(foreground_fraction(m, d), 1e-6), "output": None}, m
+        return (
+            "segment",
+            {
+                "schema": "wgx-segment/1",
+                **header,
+                "map": {"width": m.shape[1], "height": m.shape[0]},
+                "threshold": float(d.get("threshold", 0.5)),
+                "foreground_fraction": _r(foreground_fraction(m, d), 1e-6),
+                "output": None,
+            },
+            m,
+        )
     if task == "depth":
         o = np.asarray(outputs[int(d.get("output", 0))])
         if o.ndim != 4 or o.shape[1] != 1:
@@ -379,15 +437,30 @@ def reference_for(card: dict[str, Any], outputs: list[np.ndarray], geom: dict[st
         m = o[0, 0].astype(np.float32)
         lo, hi = depth_range(m, d)
         n = d.get("normalise", {})
-        return "depth", {"schema": "wgx-depth/1", **header, "map": {"width": m.shape[1], "height": m.shape[0]},
-                         "larger_is": d.get("larger_is", "far"),
-                         "percentiles": [float(n.get("low_percentile", 2)), float(n.get("high_percentile", 98))],
-                         "range": [lo, hi], "output": None}, m
+        return (
+            "depth",
+            {
+                "schema": "wgx-depth/1",
+                **header,
+                "map": {"width": m.shape[1], "height": m.shape[0]},
+                "larger_is": d.get("larger_is", "far"),
+                "percentiles": [float(n.get("low_percentile", 2)), float(n.get("high_percentile", 98))],
+                "range": [lo, hi],
+                "output": None,
+            },
+            m,
+        )
     raise ValueError(f"unknown task {task!r}")
 
 
-def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", dump_input: str | None = None,
-                    out_dir: Path | None = None, model: torch.nn.Module | None = None) -> list[Path]:
+def make_references(
+    name: str,
+    photo_list: Sequence[str],
+    decoder: str = "stb",
+    dump_input: str | None = None,
+    out_dir: Path | None = None,
+    model: torch.nn.Module | None = None,
+) -> list[Path]:
     card_dir, ref_dir = model_dirs(name)
     ref_dir = Path(out_dir) if out_dir else ref_dir
     card = load_card(card_dir)
@@ -409,9 +482,13 @@ def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", 
             written.append(p)
         outputs = run_eager(model, x)
         kind, doc, m = reference_for(card, outputs, geom, photo_path(photo))
-        doc["reference"] = {"by": "python/demo_reference.py", "decoder": "libstb (stb_image 2.27)" if decoder == "stb" else "Pillow",
-                            "torch": torch.__version__, "card_sha256": card_sha,
-                            "input_geometry": {k: geom[k] for k in ("placed_w", "placed_h", "offset_x", "offset_y")}}
+        doc["reference"] = {
+            "by": "python/demo_reference.py",
+            "decoder": "libstb (stb_image 2.27)" if decoder == "stb" else "Pillow",
+            "torch": torch.__version__,
+            "card_sha256": card_sha,
+            "input_geometry": {k: geom[k] for k in ("placed_w", "placed_h", "offset_x", "offset_y")},
+        }
         p = ref_dir / f"{stem}.{kind}.json"
         p.write_text(json.dumps(doc, indent=1) + "\n")
         written.append(p)
@@ -427,12 +504,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", action="append", default=[], help="registered model name (repeatable)")
     ap.add_argument("--photo", action="append", default=[], help="photo id of python/photos.py or a path (repeatable)")
     ap.add_argument("--all", action="store_true", help="every registered model with an exported card, default photos")
-    ap.add_argument("--decoder", choices=("stb", "pil"), default="stb",
-                    help="image decoder (stb = the demos' decoder; pil only to study the difference)")
-    ap.add_argument("--dump-input", help="save the preprocessed input tensor [1,3,H,W] float32 .npy here "
-                                         "('{photo}' in the path is replaced by the photo id)")
-    ap.add_argument("--out-dir", help="write the reference files into OUT_DIR/<model>/ instead of the default "
-                                      "place (the layout WGX_DEMO_REFERENCES reads)")
+    ap.add_argument(
+        "--decoder",
+        choices=("stb", "pil"),
+        default="stb",
+        help="image decoder (stb = the demos' decoder; pil only to study the difference)",
+    )
+    ap.add_argument(
+        "--dump-input",
+        help="save the preprocessed input tensor [1,3,H,W] float32 .npy here "
+        "('{photo}' in the path is replaced by the photo id)",
+    )
+    ap.add_argument(
+        "--out-dir",
+        help="write the reference files into OUT_DIR/<model>/ instead of the default "
+        "place (the layout WGX_DEMO_REFERENCES reads)",
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     names = list(args.model)

@@ -188,8 +188,7 @@ SPECS: list[Spec] = [
     Spec(
         "conv",
         "Conv2d 3->8, k3, stride 2, pad 1, bias, then ReLU; odd input 17x15",
-        ["aten.convolution (strided, padded, bias)", "relu (fused as clamp by Vulkan)",
-         "constants in named data"],
+        ["aten.convolution (strided, padded, bias)", "relu (fused as clamp by Vulkan)", "constants in named data"],
         ConvRelu,
         [(1, 3, 17, 15)],
     ),
@@ -218,8 +217,12 @@ SPECS: list[Spec] = [
     Spec(
         "pooling",
         "three outputs: max_pool2d k3 s2 p1, avg_pool2d k2, adaptive_avg_pool2d to 1x1",
-        ["max_pool2d_with_indices (padding)", "avg_pool2d (odd size floors)",
-         "adaptive avg pool 1x1 (mean over H,W)", "multiple graph outputs"],
+        [
+            "max_pool2d_with_indices (padding)",
+            "avg_pool2d (odd size floors)",
+            "adaptive avg pool 1x1 (mean over H,W)",
+            "multiple graph outputs",
+        ],
         Pooling,
         [(1, 4, 13, 11)],
     ),
@@ -428,9 +431,7 @@ def export_one(spec: Spec, out_root: str) -> dict:
             "fully_delegated": fully,
             "kernel_calls": leftover,
             "instruction_kinds": [p["instruction_kinds"] for p in vs["execution_plans"]],
-            "delegate_locations": [
-                dd["location"] for p in vs["execution_plans"] for dd in p["delegates"]
-            ],
+            "delegate_locations": [dd["location"] for p in vs["execution_plans"] for dd in p["delegates"]],
             "named_data_count": vs["named_data"]["count"],
             **vk_summary(vs),
         },
@@ -482,8 +483,7 @@ def write_index(out_root: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export the test fixture models.")
     ap.add_argument("--out", default="tests/fixtures", help="output directory (default tests/fixtures)")
-    ap.add_argument("--only", action="append", default=[], metavar="NAME",
-                    help="export only this model (repeatable)")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME", help="export only this model (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the model names and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="keep executorch's INFO logging")
     args = ap.parse_args(argv)
@@ -515,8 +515,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[export] {s.name}: FAILED: {e}", flush=True)
             continue
         v = m["vulkan"]
-        print(f"    vulkan.pte {v['size']} B, fully delegated: {v['fully_delegated']}, "
-              f"ops: {v['delegate_op_names']}")
+        print(f"    vulkan.pte {v['size']} B, fully delegated: {v['fully_delegated']}, ops: {v['delegate_op_names']}")
         print(f"    plain.pte  {m['plain']['size']} B, kernels: {m['plain']['kernel_calls']}")
     write_index(args.out)
     if failures:

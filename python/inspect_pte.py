@@ -42,6 +42,8 @@ except ImportError:  # executorch < 1.5 (e.g. 1.2, which matches the H200 machin
 
     def _flatbuffer_to_program(data: bytes) -> et_schema.Program:
         return _json_to_program(_program_flatbuffer_to_json(data))
+
+
 import executorch.backends.vulkan.serialization as vk_serialization_pkg
 from executorch.backends.vulkan.serialization.vulkan_graph_serialize import (
     VulkanDelegateHeader,
@@ -395,9 +397,7 @@ def summarize(path_or_bytes, full: bool = True) -> dict[str, Any]:
                 blob = bytes(program.backend_delegate_data[d.processed.index].data)
             else:
                 blob = seg_bytes(d.processed.index)
-                seg_users.setdefault(d.processed.index, []).append(
-                    f"plan{p_idx}.delegate{d_idx}:{d.id}"
-                )
+                seg_users.setdefault(d.processed.index, []).append(f"plan{p_idx}.delegate{d_idx}:{d.id}")
             delegates.append(
                 {
                     "index": d_idx,
@@ -405,9 +405,7 @@ def summarize(path_or_bytes, full: bool = True) -> dict[str, Any]:
                     "location": loc.name,
                     "data_index": d.processed.index,
                     "size": len(blob),
-                    "compile_specs": {
-                        cs.key: bytes(cs.value).hex() for cs in (d.compile_specs or [])
-                    },
+                    "compile_specs": {cs.key: bytes(cs.value).hex() for cs in (d.compile_specs or [])},
                 }
             )
             if d.id == "VulkanBackend":
@@ -444,10 +442,7 @@ def summarize(path_or_bytes, full: bool = True) -> dict[str, Any]:
     summary["constant_buffer_count"] = len(program.constant_buffer or [])
     summary["backend_delegate_data_count"] = len(program.backend_delegate_data or [])
     summary["mutable_data_segments"] = (
-        [
-            {"segment_index": m.segment_index, "num_offsets": len(m.offsets)}
-            for m in program.mutable_data_segments
-        ]
+        [{"segment_index": m.segment_index, "num_offsets": len(m.offsets)} for m in program.mutable_data_segments]
         if program.mutable_data_segments
         else []
     )
@@ -505,7 +500,9 @@ def to_json(obj: Any, indent: int = 1) -> str:
         if isinstance(o, list):
             return all(not isinstance(x, (list, dict)) for x in o)
         if isinstance(o, dict):
-            return len(o) <= 12 and all(not isinstance(x, (list, dict)) or (isinstance(x, list) and flat(x)) for x in o.values())
+            return len(o) <= 12 and all(
+                not isinstance(x, (list, dict)) or (isinstance(x, list) and flat(x)) for x in o.values()
+            )
         return True
 
     def rec(o: Any, level: int) -> str:

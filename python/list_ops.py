@@ -43,17 +43,20 @@ _OP_NAME = r"[a-z_][a-z0-9_]*\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+"
 _WGX_OP = re.compile(r"^\s*WGX_OP\(\s*([A-Za-z0-9_]+)\s*\)", re.M)
 _NAME = re.compile(r"\bname\s*\(\s*\)\s*const\s*override\s*\{\s*return\s*\"(" + _OP_NAME + r")\"\s*;", re.S)
 _ALIASES = re.compile(r"\baliases\s*\(\s*\)\s*const\s*override\s*\{\s*return\s*\{([^}]*)\}\s*;", re.S)
-_SPEC = re.compile(r"\bstatic\s+const\s+[A-Za-z_][A-Za-z0-9_:<>]*\s+[A-Za-z_][A-Za-z0-9_]*\s*[({]\s*\{?\s*\"(" + _OP_NAME + r")\"", re.S)
+_SPEC = re.compile(
+    r"\bstatic\s+const\s+[A-Za-z_][A-Za-z0-9_:<>]*\s+[A-Za-z_][A-Za-z0-9_]*\s*[({]\s*\{?\s*\"(" + _OP_NAME + r")\"",
+    re.S,
+)
 _LITERAL = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"")
 _OP_LITERAL = re.compile(r"^" + _OP_NAME + r"$")
 
 
 @dataclass
 class RegisteredOp:
-    name: str      # graph name, e.g. "aten.add.Tensor"
-    primary: str   # the op's name() (== name unless this is an alias)
-    op: str        # op_list.def entry, e.g. "add"
-    file: str      # source file, relative to the repository root
+    name: str  # graph name, e.g. "aten.add.Tensor"
+    primary: str  # the op's name() (== name unless this is an alias)
+    op: str  # op_list.def entry, e.g. "add"
+    file: str  # source file, relative to the repository root
 
 
 def _strip_comments(src: str) -> str:
@@ -158,7 +161,7 @@ def kernel_to_functional(kernel: str, repo: str = REPO) -> str:
     name, _, overload = kernel.rpartition(".") if "." in kernel.split("::")[-1] else (kernel, "", "")
     prim = "executorch_prim::"
     if name.startswith(prim) and overload in ("Scalar", "default", ""):
-        return name[len(prim):]
+        return name[len(prim) :]
     if overload in ("", "out"):
         overload = "default"
     elif overload.endswith("_out"):
@@ -170,8 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", action="store_true", help="JSON with primary name, op_list entry and file")
     ap.add_argument("--repo", default=REPO, help="repository root (default: this checkout)")
-    ap.add_argument("--kernel", action="append", default=[], metavar="NAME.OVERLOAD",
-                    help="print the functional op the engine reads a KernelCall as (repeatable)")
+    ap.add_argument(
+        "--kernel",
+        action="append",
+        default=[],
+        metavar="NAME.OVERLOAD",
+        help="print the functional op the engine reads a KernelCall as (repeatable)",
+    )
     args = ap.parse_args(argv)
     if args.kernel:
         for k in args.kernel:

@@ -62,15 +62,15 @@ def I(*shape, lo=-8, hi=9, dtype=torch.int32) -> Inp:  # noqa: E743  (N, P, I: t
 
 @dataclass
 class Case:
-    op: str                          # registered op name this case checks
-    case: str                        # variant slug (directory suffix)
-    desc: str                        # what the variant exercises
+    op: str  # registered op name this case checks
+    case: str  # variant slug (directory suffix)
+    desc: str  # what the variant exercises
     make: Callable[[], nn.Module]
     inputs: list[Inp]
     # "vulkan": op must be in the VkGraph chain of vulkan.pte. "plain": the Vulkan partitioner
     # does not take it; it must be a KernelCall of plain.pte (read by the engine as `op`).
     where: str = "vulkan"
-    path: str = "standard"           # standard | preserve | skip_dim_order
+    path: str = "standard"  # standard | preserve | skip_dim_order
     # preserve path: OpOverloads kept from decomposition. vulkan.pte keeps them through the
     # partitioner's ops_to_not_decompose only when where == "vulkan" (the partitioner must then
     # take them); otherwise vulkan.pte is the standard export.
@@ -78,7 +78,7 @@ class Case:
     # plain.pte keeps them through EdgeCompileConfig(preserve_ops); False where the op has no
     # out variant (aten.max_pool2d), so plain.pte cannot keep it and is the standard export.
     preserve_plain: bool = True
-    note: str = ""                   # anything surprising about this case
+    note: str = ""  # anything surprising about this case
 
 
 class Fn(nn.Module):
@@ -98,8 +98,7 @@ def f(fn: Callable, **attrs) -> Callable[[], nn.Module]:
     """Factory of an Fn module (attrs may be factories, called at construction)."""
 
     def make():
-        return Fn(fn, **{k: (v() if callable(v) and not isinstance(v, nn.Module) else v)
-                         for k, v in attrs.items()})
+        return Fn(fn, **{k: (v() if callable(v) and not isinstance(v, nn.Module) else v) for k, v in attrs.items()})
 
     return make
 
@@ -729,13 +728,15 @@ NOT_PRODUCIBLE: dict[str, str] = {
         "torch.ops.aten._unsafe_view called directly), but ExecuTorch's edge dialect rewrites "
         "every view op to its *_copy form: vulkan.pte carries aten.view_copy.default and plain.pte "
         "aten::view_copy.out, also with EdgeCompileConfig(preserve_ops=[aten._unsafe_view.default]) "
-        "(tried: no error, still view_copy); the Vulkan partitioner has no _unsafe_view either"),
+        "(tried: no error, still view_copy); the Vulkan partitioner has no _unsafe_view either"
+    ),
     "aten.alias.default": (
         "torch.ops.aten.alias in forward() is exported as aten.alias, but ExecuTorch's edge "
         "dialect rewrites it to aten.alias_copy.default (plain.pte: aten::alias_copy.out, which the "
         "alias_copy case checks), also with preserve_ops (tried); the Vulkan backend then removes "
         "alias/alias_copy/clone of unchanged shape and dtype (RemoveRedundantOpsTransform), so "
-        "no VkGraph holds either"),
+        "no VkGraph holds either"
+    ),
 }
 
 

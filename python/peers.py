@@ -148,8 +148,7 @@ class ModelCase:
 def check(outputs: list[np.ndarray], case: ModelCase) -> dict:
     ref = case.reference()
     if len(outputs) != len(ref):
-        return {"rel_l2": float("inf"), "flagged": True,
-                "problem": f"{len(outputs)} outputs, PyTorch gives {len(ref)}"}
+        return {"rel_l2": float("inf"), "flagged": True, "problem": f"{len(outputs)} outputs, PyTorch gives {len(ref)}"}
     per, flagged, problems = [], False, []
     for i, (o, r, lim) in enumerate(zip(outputs, ref, case.limits())):
         if o.shape != r.shape:
@@ -177,9 +176,16 @@ def golden_check(case: ModelCase) -> dict | None:
 
 
 def measure(peer: str, case: ModelCase, opts) -> dict:
-    rec = {"peer": peer, "model": case.name, "loadavg_before": report.loadavg(),
-           "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "warmup": opts.warmup, "iters": opts.iters,
-           "threads": opts.threads, "command": opts.command}
+    rec = {
+        "peer": peer,
+        "model": case.name,
+        "loadavg_before": report.loadavg(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "warmup": opts.warmup,
+        "iters": opts.iters,
+        "threads": opts.threads,
+        "command": opts.command,
+    }
     t = time.perf_counter()
     others = report.OtherLoad()
     try:
@@ -202,18 +208,27 @@ def print_record(rec: dict) -> None:
     if not rec["ok"]:
         print(f"  {rec['peer']:17s} not measured: {rec['reason']}", flush=True)
         return
-    parts = [f"{k} median {v['median_ms']:.3f} p90 {v['p90_ms']:.3f} min {v['min_ms']:.3f} ms"
-             for k, v in rec["latency"].items()]
+    parts = [
+        f"{k} median {v['median_ms']:.3f} p90 {v['p90_ms']:.3f} min {v['min_ms']:.3f} ms"
+        for k, v in rec["latency"].items()
+    ]
     c = rec["check"]
     flag = "  LARGE ERROR" if c["flagged"] else ""
-    print(f"  {rec['peer']:17s} {'; '.join(parts)}; rel L2 {c['rel_l2']:.2e}{flag} ({rec['wall_s']} s, "
-          f"other processes {rec['other_cpu_cores']} cores)", flush=True)
+    print(
+        f"  {rec['peer']:17s} {'; '.join(parts)}; rel L2 {c['rel_l2']:.2e}{flag} ({rec['wall_s']} s, "
+        f"other processes {rec['other_cpu_cores']} cores)",
+        flush=True,
+    )
 
 
 def run_model(name: str, opts) -> None:
     case = ModelCase(name, opts.models, opts.work, opts.fresh)
-    info = {"name": name, "loadavg_before": report.loadavg(), "input_shapes": [list(a.shape) for a in case.inputs],
-            "input_from": "exported input_0.npy" if case.meta else "export_models.make_inputs"}
+    info = {
+        "name": name,
+        "loadavg_before": report.loadavg(),
+        "input_shapes": [list(a.shape) for a in case.inputs],
+        "input_from": "exported input_0.npy" if case.meta else "export_models.make_inputs",
+    }
     print(f"[peers] {name} {info['input_shapes']}, load average {info['loadavg_before']}", flush=True)
     try:
         info["reference_vs_exported_golden"] = golden_check(case)
@@ -221,8 +236,11 @@ def run_model(name: str, opts) -> None:
         traceback.print_exc()
         info["reference_error"] = describe(e)
     if (info.get("reference_vs_exported_golden") or {}).get("flagged"):
-        print("  WARNING: the rebuilt module does not reproduce the exported golden "
-              f"({info['reference_vs_exported_golden']})", flush=True)
+        print(
+            "  WARNING: the rebuilt module does not reproduce the exported golden "
+            f"({info['reference_vs_exported_golden']})",
+            flush=True,
+        )
     with open(os.path.join(case.work, "model.json"), "w") as f:
         json.dump(info, f, indent=1)
     if "reference_error" in info:
@@ -254,17 +272,30 @@ def model_names(opts) -> list[str]:
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", action="append", default=[], metavar="NAME",
-                    help="model (repeatable; default: every model in --models)")
-    ap.add_argument("--peers", default=None,
-                    help=f"comma-separated, in run order (default {','.join(CPU_PEERS)}, "
-                         f"plus {','.join(CUDA_PEERS)} when CUDA is available)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="model (repeatable; default: every model in --models)",
+    )
+    ap.add_argument(
+        "--peers",
+        default=None,
+        help=f"comma-separated, in run order (default {','.join(CPU_PEERS)}, "
+        f"plus {','.join(CUDA_PEERS)} when CUDA is available)",
+    )
     ap.add_argument("--iters", type=int, default=10, help="timed runs per peer (default 10)")
     ap.add_argument("--warmup", type=int, default=2, help="untimed runs first (default 2)")
-    ap.add_argument("--threads", type=int, default=0,
-                    help="CPU threads for torch, ONNX Runtime and ExecuTorch (default 0: each one's own default)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="CPU threads for torch, ONNX Runtime and ExecuTorch (default 0: each one's own default)",
+    )
     ap.add_argument("--models", default=os.path.join(ROOT, ".cache", "models"), help="full-size exports")
     ap.add_argument("--work", default=os.path.join(ROOT, ".cache", "peers"), help="exports, outputs, results")
     ap.add_argument("--fresh", action="store_true", help="re-export ONNX / XNNPACK and drop earlier results")
@@ -276,16 +307,23 @@ def parse_args(argv=None):
     ap.add_argument("--ort-webgpu-site", default=None, help="PYTHONPATH for that interpreter (carried wheels)")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds for each wgx / ONNX Runtime subprocess")
     ap.add_argument("--commit", default=None, help="commit to record (default: git HEAD, for copies without .git)")
-    ap.add_argument("--report-only", action="store_true",
-                    help="measure nothing: write the report from the results already in --work")
+    ap.add_argument(
+        "--report-only",
+        action="store_true",
+        help="measure nothing: write the report from the results already in --work",
+    )
     ap.add_argument("--json-out", default=None, help="report JSON (default <work>/peers.json)")
     ap.add_argument("--md-out", default=None, help="report markdown table (default <work>/peers.md)")
     opts = ap.parse_args(argv)
     opts.peers = opts.peers.split(",") if opts.peers else CPU_PEERS + (CUDA_PEERS if torch.cuda.is_available() else [])
-    unknown = [p for p in opts.peers if p not in RUNNERS] + [n for n in opts.only if n not in export_models.SPEC_BY_NAME]
+    unknown = [p for p in opts.peers if p not in RUNNERS] + [
+        n for n in opts.only if n not in export_models.SPEC_BY_NAME
+    ]
     if unknown:
-        ap.error(f"unknown peer(s) or model(s): {unknown}; peers: {sorted(RUNNERS)}; "
-                 f"models: {sorted(export_models.SPEC_BY_NAME)}")
+        ap.error(
+            f"unknown peer(s) or model(s): {unknown}; peers: {sorted(RUNNERS)}; "
+            f"models: {sorted(export_models.SPEC_BY_NAME)}"
+        )
     if opts.iters < 1 or opts.warmup < 0:
         ap.error("--iters must be at least 1 and --warmup at least 0")
     opts.command = " ".join(["python/peers.py"] + list(argv if argv is not None else sys.argv[1:]))
@@ -316,17 +354,25 @@ def main(argv=None) -> int:
         torch.set_num_threads(opts.threads)
     names = model_names(opts)
     if not opts.report_only:
-        print(f"[peers] {machine['cpu']} x{machine['cpu_count']}, commit {machine['commit']}; peers {opts.peers}; "
-              f"{opts.warmup} warm-up + {opts.iters} timed runs", flush=True)
+        print(
+            f"[peers] {machine['cpu']} x{machine['cpu_count']}, commit {machine['commit']}; peers {opts.peers}; "
+            f"{opts.warmup} warm-up + {opts.iters} timed runs",
+            flush=True,
+        )
         for name in names:
             run_model(name, opts)
     models = [m for m in (load_model_results(n, opts.work) for n in names) if m]
     wgx_adapters = {r["info"]["adapter"] for m in models for p, r in m["peers"].items() if p == "wgx" and r["ok"]}
     records = [r for m in models for r in m["peers"].values()]
-    rep = {"machine": machine, "commands": sorted({r.get("command", "python/peers.py") for r in records}),
-           "warmup": sorted({r["warmup"] for r in records}), "iters": sorted({r["iters"] for r in records}),
-           "threads": sorted({r.get("threads") or "each runtime's default" for r in records}, key=str),
-           "wgx_adapter": ", ".join(sorted(wgx_adapters)) or "n/a", "models": models}
+    rep = {
+        "machine": machine,
+        "commands": sorted({r.get("command", "python/peers.py") for r in records}),
+        "warmup": sorted({r["warmup"] for r in records}),
+        "iters": sorted({r["iters"] for r in records}),
+        "threads": sorted({r.get("threads") or "each runtime's default" for r in records}, key=str),
+        "wgx_adapter": ", ".join(sorted(wgx_adapters)) or "n/a",
+        "models": models,
+    }
     report.write_report(rep, opts.json_out, opts.md_out)
     print(f"[peers] wrote {opts.json_out} and {opts.md_out}")
     print(report.markdown(rep))

@@ -28,8 +28,13 @@ def stats(times_ms: Sequence[float]) -> dict[str, float]:
     """median / p90 / min defined as `wgx bench` defines them (upper median, nearest rank)."""
     v = sorted(times_ms)
     n = len(v)
-    return {"median_ms": v[n // 2], "p90_ms": v[min(n - 1, n * 9 // 10)], "min_ms": v[0], "runs": n,
-            "times_ms": [round(t, 3) for t in times_ms]}  # in run order: shows drift and outliers
+    return {
+        "median_ms": v[n // 2],
+        "p90_ms": v[min(n - 1, n * 9 // 10)],
+        "min_ms": v[0],
+        "runs": n,
+        "times_ms": [round(t, 3) for t in times_ms],
+    }  # in run order: shows drift and outliers
 
 
 def loadavg() -> list[float]:
@@ -76,10 +81,15 @@ def cpu_model() -> str:
 def git_commit(root: str) -> str:
     """HEAD (with '+dirty' when tracked files changed); 'unknown' in a copy without .git."""
     try:
-        head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=20, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=60).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=20, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout.strip()
         return head + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -129,7 +139,8 @@ def note_number(record: dict, notes: dict[str, int]) -> int:
     reason = record["reason"]
     prefix = f"{record['peer']} on {record.get('model', '')}: "
     text = f"{PEER_TITLES.get(record['peer'], record['peer'])}: " + (
-        reason[len(prefix):] if reason.startswith(prefix) else reason)
+        reason[len(prefix) :] if reason.startswith(prefix) else reason
+    )
     return notes.setdefault(text, len(notes) + 1)
 
 
@@ -174,8 +185,10 @@ def markdown(report: dict) -> str:
     lines = [
         f"Machine: {m0['cpu']} ({m0['cpu_count']} logical CPUs), {m0['os']}; "
         f"wgx adapter: {report.get('wgx_adapter', 'n/a')}. Date {m0['date'][:10]}, commit {m0['commit']}.",
-        "Command" + ("s: " if len(report["commands"]) > 1 else ": ")
-        + "; ".join(f"`{c}`" for c in report["commands"]) + ".",
+        "Command"
+        + ("s: " if len(report["commands"]) > 1 else ": ")
+        + "; ".join(f"`{c}`" for c in report["commands"])
+        + ".",
         "",
         f"Median wall ms of {listed(report['iters'])} timed runs after {listed(report['warmup'])} warm-up runs; "
         "(ratio) = peer / wgx, > 1 means wgx is faster. CPU and ONNX Runtime peers take host "
@@ -186,7 +199,8 @@ def markdown(report: dict) -> str:
         "other processes used while one of the model's peers ran (from /proc/stat less our own).",
         "",
         "| model | load avg (1 min) | others' CPU (cores) | wgx GPU-resident | wgx end-to-end | "
-        + " | ".join(PEER_TITLES[p] for p in peers) + " |",
+        + " | ".join(PEER_TITLES[p] for p in peers)
+        + " |",
         "| --- | --- | --- | ---: | ---: | " + " | ".join("---:" for _ in peers) + " |",
     ]
     notes: dict[str, int] = {}
@@ -199,11 +213,18 @@ def markdown(report: dict) -> str:
         else:
             wr = we = cell(w, recs, notes) if w else "-"
         cells = [cell(recs.get(p), recs, notes) for p in peers]
-        lines.append(f"| {m['name']} | {load_range(recs.values())} | {other_load(recs.values())} | {wr} | {we} | "
-                     + " | ".join(cells) + " |")
-    lines += ["", "Relative L2 error of each output against PyTorch eager fp32 on the same input "
-                  "(the largest over the outputs; limit = max(1e-4, 4 x PyTorch's own fp32-vs-fp64 "
-                  "error), as in the project's model tests):", ""]
+        lines.append(
+            f"| {m['name']} | {load_range(recs.values())} | {other_load(recs.values())} | {wr} | {we} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    lines += [
+        "",
+        "Relative L2 error of each output against PyTorch eager fp32 on the same input "
+        "(the largest over the outputs; limit = max(1e-4, 4 x PyTorch's own fp32-vs-fp64 "
+        "error), as in the project's model tests):",
+        "",
+    ]
     check_peers = ["wgx"] + [p for p in peers if p != "torch_cpu"]
     lines.append("| model | " + " | ".join("wgx" if p == "wgx" else PEER_TITLES[p] for p in check_peers) + " |")
     lines.append("| --- | " + " | ".join("---:" for _ in check_peers) + " |")

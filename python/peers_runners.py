@@ -87,8 +87,7 @@ def run_torch_cpu(case, opts) -> Measured:
     xs = case.torch_inputs()
     with torch.inference_mode():
         times, out = time_calls(lambda: model(*xs), opts.warmup, opts.iters)
-    return Measured({"end_to_end": stats(times)}, as_numpy(out),
-                    {"threads": torch.get_num_threads()}, torch_versions())
+    return Measured({"end_to_end": stats(times)}, as_numpy(out), {"threads": torch.get_num_threads()}, torch_versions())
 
 
 def cuda_model(case):
@@ -108,8 +107,12 @@ def run_torch_cuda(case, opts) -> Measured:
     model, xs = cuda_model(case)
     with torch.inference_mode():
         times, out = time_calls(lambda: model(*xs), opts.warmup, opts.iters, torch.cuda.synchronize)
-    return Measured({"gpu_resident": stats(times)}, as_numpy(out),
-                    {"device": torch.cuda.get_device_name(), "tf32": False}, torch_versions())
+    return Measured(
+        {"gpu_resident": stats(times)},
+        as_numpy(out),
+        {"device": torch.cuda.get_device_name(), "tf32": False},
+        torch_versions(),
+    )
 
 
 def run_torch_cuda_graph(case, opts) -> Measured:
@@ -126,8 +129,12 @@ def run_torch_cuda_graph(case, opts) -> Measured:
         with torch.cuda.graph(graph):
             out = model(*xs)
         times, _ = time_calls(graph.replay, opts.warmup, opts.iters, torch.cuda.synchronize)
-    return Measured({"gpu_resident": stats(times)}, as_numpy(out),
-                    {"device": torch.cuda.get_device_name(), "tf32": False}, torch_versions())
+    return Measured(
+        {"gpu_resident": stats(times)},
+        as_numpy(out),
+        {"device": torch.cuda.get_device_name(), "tf32": False},
+        torch_versions(),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -167,11 +174,13 @@ def run_xnnpack(case, opts) -> Measured:
     method = Runtime.get().load_program(path).load_method("forward")
     xs = case.torch_inputs()
     times, out = time_calls(lambda: method.execute(xs), opts.warmup, opts.iters)
-    info = {"pte_bytes": os.path.getsize(path), "threads": portable_lib._threadpool_get_thread_count(),
-            # ops XNNPACK did not take run on ExecuTorch's portable CPU kernels
-            "kernel_calls_outside_xnnpack": inspect_pte.kernel_op_names(summary)}
-    return Measured({"end_to_end": stats(times)}, as_numpy(out), info,
-                    {**torch_versions(), "executorch": et_version})
+    info = {
+        "pte_bytes": os.path.getsize(path),
+        "threads": portable_lib._threadpool_get_thread_count(),
+        # ops XNNPACK did not take run on ExecuTorch's portable CPU kernels
+        "kernel_calls_outside_xnnpack": inspect_pte.kernel_op_names(summary),
+    }
+    return Measured({"end_to_end": stats(times)}, as_numpy(out), info, {**torch_versions(), "executorch": et_version})
 
 
 # ---------------------------------------------------------------------------
@@ -182,14 +191,16 @@ def run_xnnpack(case, opts) -> Measured:
 def export_onnx(case, path: str) -> dict:
     """torch.export-based exporter first; the TorchScript one if it fails (recorded)."""
     errors = {}
-    for exporter, kw in (("dynamo", dict(dynamo=True, external_data=False, optimize=True)),
-                         ("torchscript", dict(dynamo=False))):
+    for exporter, kw in (
+        ("dynamo", dict(dynamo=True, external_data=False, optimize=True)),
+        ("torchscript", dict(dynamo=False)),
+    ):
         try:
-            torch.onnx.export(case.module(), tuple(case.torch_inputs()), path + ".tmp", opset_version=18,
-                              verbose=False, **kw)
+            torch.onnx.export(
+                case.module(), tuple(case.torch_inputs()), path + ".tmp", opset_version=18, verbose=False, **kw
+            )
             os.replace(path + ".tmp", path)
-            return {"exporter": exporter, "opset": 18, "failed_exporters": errors,
-                    "torch": torch.__version__}
+            return {"exporter": exporter, "opset": 18, "failed_exporters": errors, "torch": torch.__version__}
         except Exception as e:
             errors[exporter] = describe(e)
     raise PeerUnavailable(f"ONNX export failed: {errors}")
@@ -239,12 +250,26 @@ def run_ort(case, opts, provider: str, python: str, site: str | None) -> Measure
     # The export first: a call that lacks ONNX Runtime still leaves model.onnx for a later one.
     onnx = ensure_onnx(case, opts)
     if not python or not (os.path.isfile(python) or "/" not in python):
-        raise PeerUnavailable(f"no interpreter for ONNX Runtime {provider} (looked for {python}); "
-                              "see python/requirements-peers-ort-*.txt")
+        raise PeerUnavailable(
+            f"no interpreter for ONNX Runtime {provider} (looked for {python}); see python/requirements-peers-ort-*.txt"
+        )
     out_dir = os.path.join(case.work, f"out.ort_{provider}")
-    cmd = [python, os.path.join(HERE, "peers_ort.py"), "--onnx", onnx["path"], "--provider", provider,
-           "--warmup", str(opts.warmup), "--iters", str(opts.iters), "--threads", str(opts.threads),
-           "--out-dir", out_dir]
+    cmd = [
+        python,
+        os.path.join(HERE, "peers_ort.py"),
+        "--onnx",
+        onnx["path"],
+        "--provider",
+        provider,
+        "--warmup",
+        str(opts.warmup),
+        "--iters",
+        str(opts.iters),
+        "--threads",
+        str(opts.threads),
+        "--out-dir",
+        out_dir,
+    ]
     for f in case.input_files:
         cmd += ["--input", f]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=opts.timeout, env=child_env(site))
@@ -289,9 +314,13 @@ def run_wgx(case, opts) -> Measured:
         raise PeerUnavailable(f"no wgx binary at {opts.wgx}")
     env = dict(os.environ)
     env.setdefault("XDG_RUNTIME_DIR", "/tmp")
-    bench = subprocess.run(wgx_cmd(opts, "bench", pte, "--iters", str(opts.iters), "--warmup",
-                                   str(opts.warmup), "--json"),
-                           capture_output=True, text=True, timeout=opts.timeout, env=env)
+    bench = subprocess.run(
+        wgx_cmd(opts, "bench", pte, "--iters", str(opts.iters), "--warmup", str(opts.warmup), "--json"),
+        capture_output=True,
+        text=True,
+        timeout=opts.timeout,
+        env=env,
+    )
     if bench.returncode != 0:
         raise PeerUnavailable(f"wgx bench exited {bench.returncode}: {stderr_reason(bench.stderr + bench.stdout)}")
     b = json.loads([s for s in bench.stdout.splitlines() if s.startswith("{")][-1])
@@ -307,19 +336,28 @@ def run_wgx(case, opts) -> Measured:
     if run.returncode != 0:
         raise PeerUnavailable(f"wgx run exited {run.returncode}: {stderr_reason(run.stderr + run.stdout)}")
     latency = {k: {**b[k], "runs": b["iters"]} for k in ("gpu_resident", "end_to_end")}
-    info = {"adapter": b["adapter"], "backend": b["backend"], "load_ms": b["load_ms"],
-            "prepare_ms": b["prepare_ms"], "encode": b["encode"], "pte": os.path.relpath(pte),
-            # which build ran: build/ may be rebuilt between runs
-            "binary": {"path": os.path.relpath(opts.wgx), "sha256": file_sha256(opts.wgx),
-                       "mtime": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(os.path.getmtime(opts.wgx)))},
-            "note": "wgx bench times its own seeded random input; the outputs come from wgx run on input_0.npy"}
+    info = {
+        "adapter": b["adapter"],
+        "backend": b["backend"],
+        "load_ms": b["load_ms"],
+        "prepare_ms": b["prepare_ms"],
+        "encode": b["encode"],
+        "pte": os.path.relpath(pte),
+        # which build ran: build/ may be rebuilt between runs
+        "binary": {
+            "path": os.path.relpath(opts.wgx),
+            "sha256": file_sha256(opts.wgx),
+            "mtime": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(os.path.getmtime(opts.wgx))),
+        },
+        "note": "wgx bench times its own seeded random input; the outputs come from wgx run on input_0.npy",
+    }
     return Measured(latency, [np.load(f) for f in out_files], info, {"wgx": wgx_version(opts)})
 
 
 def wgx_version(opts) -> str:
     p = subprocess.run([opts.wgx, "--version"], capture_output=True, text=True, timeout=60)
     text = " ".join(p.stdout.split())
-    return text[len("wgx "):] if text.startswith("wgx ") else text or "unknown"
+    return text[len("wgx ") :] if text.startswith("wgx ") else text or "unknown"
 
 
 RUNNERS = {

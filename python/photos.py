@@ -57,8 +57,9 @@ def path(photo_id: str) -> str:
         raise KeyError(f"unknown photo id {photo_id!r}; known: {', '.join(PHOTOS)}")
     p = PHOTOS[photo_id]
     if not os.path.isfile(p.path):
-        raise FileNotFoundError(f"{p.path} is missing (Debian package {p.package}); "
-                                "run scripts/install-deps.sh as root")
+        raise FileNotFoundError(
+            f"{p.path} is missing (Debian package {p.package}); run scripts/install-deps.sh as root"
+        )
     return p.path
 
 

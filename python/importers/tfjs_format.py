@@ -90,7 +90,8 @@ def _read_weights(model_dir: str, manifest: list[dict[str, Any]]) -> dict[str, n
             offset += used
         if offset != len(raw):
             raise TfjsImportError(
-                f"weight group {group['paths']}: manifest describes {offset} bytes, shards hold {len(raw)}")
+                f"weight group {group['paths']}: manifest describes {offset} bytes, shards hold {len(raw)}"
+            )
     return weights
 
 

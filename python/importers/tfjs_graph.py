@@ -43,6 +43,7 @@ NHWC_TO_NCHW = (0, 3, 1, 2)  # torch input x = tf_input.permute(NHWC_TO_NCHW)
 # The module
 # ---------------------------------------------------------------------------------------------
 
+
 class TfjsGraphModule(nn.Module):
     """forward(*inputs) runs the graph; returns a tuple of outputs (in `outputs` order).
 
@@ -53,11 +54,15 @@ class TfjsGraphModule(nn.Module):
     input_shapes:  {name: shape} for the warm-up run where the model's own shape has unknown dims
     """
 
-    def __init__(self, graph: GraphModel, inputs: Sequence[str] | None = None,
-                 outputs: Sequence[str] | None = None,
-                 input_perms: dict[str, Sequence[int]] | None = None,
-                 output_perms: dict[str, Sequence[int]] | None = None,
-                 input_shapes: dict[str, Sequence[int]] | None = None):
+    def __init__(
+        self,
+        graph: GraphModel,
+        inputs: Sequence[str] | None = None,
+        outputs: Sequence[str] | None = None,
+        input_perms: dict[str, Sequence[int]] | None = None,
+        output_perms: dict[str, Sequence[int]] | None = None,
+        input_shapes: dict[str, Sequence[int]] | None = None,
+    ):
         super().__init__()
         self.graph = graph
         self.input_names = list(inputs if inputs is not None else graph.inputs.keys())
@@ -201,7 +206,8 @@ class TfjsGraphModule(nn.Module):
             if self._frozen:
                 raise TfjsImportError(
                     f"constant {key!r} is needed in a layout that the warm-up run did not create; "
-                    "the inputs differ in shape from the ones the module was built for")
+                    "the inputs differ in shape from the ones the module was built for"
+                )
             arr = np.ascontiguousarray(make(), dtype=np.float32)
             name = f"const_{len(self._buffers_by_key)}"
             self.register_buffer(name, torch.from_numpy(arr))
@@ -213,8 +219,10 @@ class TfjsGraphModule(nn.Module):
         if c.size == 1 and c.ndim <= like.rank:
             return float(c.reshape(()))
         if c.ndim > like.rank:
-            raise TfjsImportError(f"constant {tensor_name!r} of shape {list(c.shape)} has a higher rank "
-                                  f"than the tensor it is combined with ({like.tf_shape()})")
+            raise TfjsImportError(
+                f"constant {tensor_name!r} of shape {list(c.shape)} has a higher rank "
+                f"than the tensor it is combined with ({like.tf_shape()})"
+            )
         full = c.reshape((1,) * (like.rank - c.ndim) + c.shape)
         inv = _inverse(like.perm)
         return self.derived(("elem", tensor_name, like.perm), lambda: np.transpose(full, inv))
@@ -223,8 +231,9 @@ class TfjsGraphModule(nn.Module):
 
     def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
         if len(inputs) != len(self.input_names):
-            raise TfjsImportError(f"forward() takes {len(self.input_names)} inputs "
-                                  f"({self.input_names}), got {len(inputs)}")
+            raise TfjsImportError(
+                f"forward() takes {len(self.input_names)} inputs ({self.input_names}), got {len(inputs)}"
+            )
         env: dict[str, Value] = {}
         for name, x in zip(self.input_names, inputs):
             base, k = split_name(name)
@@ -287,5 +296,16 @@ def unsupported_ops(graph: GraphModel) -> list[str]:
     return sorted({n.op for n in graph.nodes.values()} - set(OPS) - {"Const", "Placeholder"})
 
 
-__all__ = ["GraphModel", "Node", "TfjsGraphModule", "TfjsImportError", "NHWC_TO_NCHW", "OPS", "split_name",
-           "build_module", "load_graph_model", "op_histogram", "unsupported_ops"]
+__all__ = [
+    "GraphModel",
+    "Node",
+    "TfjsGraphModule",
+    "TfjsImportError",
+    "NHWC_TO_NCHW",
+    "OPS",
+    "split_name",
+    "build_module",
+    "load_graph_model",
+    "op_histogram",
+    "unsupported_ops",
+]

@@ -44,8 +44,13 @@ class TVal:
 
     __slots__ = ("t", "perm", "pad", "pad_value")
 
-    def __init__(self, t: torch.Tensor, perm: Perm | None = None,
-                 pad: list[tuple[int, int]] | None = None, pad_value: float = 0.0):
+    def __init__(
+        self,
+        t: torch.Tensor,
+        perm: Perm | None = None,
+        pad: list[tuple[int, int]] | None = None,
+        pad_value: float = 0.0,
+    ):
         self.t = t
         self.perm = tuple(perm) if perm is not None else _identity(t.dim())
         self.pad = pad
@@ -102,6 +107,7 @@ def _op(*names: str):
         for n in names:
             OPS[n] = fn
         return fn
+
     return reg
 
 
@@ -120,8 +126,9 @@ def _host(node: Node, ins: list[Value], i: int, what: str) -> np.ndarray:
 def _tensor(node: Node, ins: list[Value], i: int) -> TVal:
     v = ins[i]
     if _is_host(v):
-        raise TfjsImportError(f"node {node.name!r} (op {node.op}): input {i} is a constant; only tensors are "
-                              "supported here")
+        raise TfjsImportError(
+            f"node {node.name!r} (op {node.op}): input {i} is a constant; only tensors are supported here"
+        )
     return v
 
 
@@ -206,8 +213,7 @@ for _name in _BINARY:
 def _add_n(m, node, ins):
     acc = ins[0]
     for i in range(1, len(ins)):
-        acc = _binary_values(m, node, acc, ins[i], torch.add, np.add, m.input_name(node, i - 1),
-                             m.input_name(node, i))
+        acc = _binary_values(m, node, acc, ins[i], torch.add, np.add, m.input_name(node, i - 1), m.input_name(node, i))
     return acc
 
 
@@ -216,12 +222,14 @@ def _bias_add(m, node, ins):
     x = _tensor(node, ins, 0).unpadded()
     b = _host(node, ins, 1, "bias")
     if node.attr.get("data_format", "NHWC") != "NHWC":
-        raise TfjsImportError(f"node {node.name!r} (op BiasAdd): data_format {node.attr['data_format']!r} "
-                              "is not supported")
+        raise TfjsImportError(
+            f"node {node.name!r} (op BiasAdd): data_format {node.attr['data_format']!r} is not supported"
+        )
     return _binary_values(m, node, x, b, torch.add, np.add, "", m.input_name(node, 1) + "/bias_add")
 
 
 # -- constant folding of shape arithmetic ----------------------------------------------------------
+
 
 @_op("SparseToDense")
 def _sparse_to_dense(m, node, ins):
@@ -259,6 +267,7 @@ def _shape(m, node, ins):
 
 # -- layout ops --------------------------------------------------------------------------------------
 
+
 @_op("Transpose")
 def _transpose(m, node, ins):
     q = [int(i) for i in _host(node, ins, 1, "perm").reshape(-1)]
@@ -283,8 +292,9 @@ def _squeeze(m, node, ins):
         return np.squeeze(ins[0], axis=tuple(dims) if dims else None)
     v = ins[0]
     shape = v.tf_shape()
-    dims = [_axis(d, v.rank) for d in (node.attr.get("squeeze_dims") or [])] or \
-        [i for i, s in enumerate(shape) if s == 1]
+    dims = [_axis(d, v.rank) for d in (node.attr.get("squeeze_dims") or [])] or [
+        i for i, s in enumerate(shape) if s == 1
+    ]
     return TVal(v.plain().reshape([s for i, s in enumerate(shape) if i not in dims]))
 
 
@@ -415,8 +425,9 @@ def _same_pads(size: int, k: int, s: int, d: int) -> tuple[int, int]:
     return total // 2, total - total // 2
 
 
-def _window_pads(node: Node, in_hw: Sequence[int], k: Sequence[int], s: Sequence[int],
-                 d: Sequence[int]) -> list[tuple[int, int]]:
+def _window_pads(
+    node: Node, in_hw: Sequence[int], k: Sequence[int], s: Sequence[int], d: Sequence[int]
+) -> list[tuple[int, int]]:
     padding = node.attr.get("padding", "VALID")
     if padding == "VALID":
         return [(0, 0), (0, 0)]
@@ -472,8 +483,10 @@ def _conv2d(m, node, ins):
     if w.ndim != 4 or cin != w.shape[2]:
         # (TF allows grouped Conv2D with cin a multiple of the filter's; TensorFlow.js does not,
         # so such a graph could not be checked against it.)
-        raise TfjsImportError(f"node {node.name!r} (op Conv2D): filter {list(w.shape)} does not fit {cin} "
-                              "input channels (grouped Conv2D is not supported)")
+        raise TfjsImportError(
+            f"node {node.name!r} (op Conv2D): filter {list(w.shape)} does not fit {cin} "
+            "input channels (grouped Conv2D is not supported)"
+        )
     weight = m.derived(("conv", w_name), lambda: w.transpose(3, 2, 0, 1))  # OIHW
     return _conv_common(m, node, x, weight, w.shape[:2], 1)
 
@@ -553,8 +566,7 @@ def _avg_pool(m, node, ins):
     pads = _window_pads(node, x.shape[2:], k, s, (1, 1))
     if pads == [(0, 0), (0, 0)]:
         y = F.avg_pool2d(x, k, s)
-    elif pads[0][0] == pads[0][1] and pads[1][0] == pads[1][1] and pads[0][0] <= k[0] // 2 \
-            and pads[1][0] <= k[1] // 2:
+    elif pads[0][0] == pads[0][1] and pads[1][0] == pads[1][1] and pads[0][0] <= k[0] // 2 and pads[1][0] <= k[1] // 2:
         # TF's SAME average pool divides by the number of real (unpadded) cells.
         y = F.avg_pool2d(x, k, s, padding=(pads[0][0], pads[1][0]), count_include_pad=False)
     else:
@@ -589,6 +601,8 @@ def _resize_bilinear(m, node, ins):
     elif align and not half:
         y = F.interpolate(x, size=size, mode="bilinear", align_corners=True)
     else:
-        raise TfjsImportError(f"node {node.name!r} (op ResizeBilinear): align_corners={align}, "
-                              f"half_pixel_centers={half} (the legacy sampler) is not supported")
+        raise TfjsImportError(
+            f"node {node.name!r} (op ResizeBilinear): align_corners={align}, "
+            f"half_pixel_centers={half} (the legacy sampler) is not supported"
+        )
     return TVal(y, _NHWC_VIEW)

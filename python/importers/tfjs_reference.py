@@ -24,9 +24,12 @@ def compare(a: np.ndarray, ref: np.ndarray) -> dict[str, Any]:
         raise ValueError(f"shape {a.shape} vs reference {ref.shape}")
     a64, r64 = a.astype(np.float64), ref.astype(np.float64)
     norm = np.linalg.norm(r64)
-    return {"shape": list(ref.shape), "max_abs": float(np.abs(a64 - r64).max()),
-            "rel_l2": float(np.linalg.norm(a64 - r64) / norm) if norm > 0 else float(np.linalg.norm(a64)),
-            "ref_max_abs": float(np.abs(r64).max())}
+    return {
+        "shape": list(ref.shape),
+        "max_abs": float(np.abs(a64 - r64).max()),
+        "rel_l2": float(np.linalg.norm(a64 - r64) / norm) if norm > 0 else float(np.linalg.norm(a64)),
+        "ref_max_abs": float(np.abs(r64).max()),
+    }
 
 
 def run_tfjs(model_json: Path, runs: list[dict[str, Any]], work: Path) -> str:
@@ -35,8 +38,12 @@ def run_tfjs(model_json: Path, runs: list[dict[str, Any]], work: Path) -> str:
         raise FileNotFoundError("npm deps missing: run `npm ci --prefix python` from the repository root")
     job = work / "job.json"
     job.write_text(json.dumps({"model": str(model_json), "runs": runs}))
-    proc = subprocess.run(["node", str(TFJS_RUN), str(job)], capture_output=True, text=True,
-                          env={**os.environ, "NODE_PATH": str(PYTHON_DIR / "node_modules")})
+    proc = subprocess.run(
+        ["node", str(TFJS_RUN), str(job)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NODE_PATH": str(PYTHON_DIR / "node_modules")},
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"tfjs_run.js failed:\n{proc.stdout}\n{proc.stderr}")
     return "\n".join(line for line in proc.stdout.splitlines() if line.startswith("[tfjs_run]"))

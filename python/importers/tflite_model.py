@@ -83,6 +83,7 @@ def _handles(*names: str):
         for n in names:
             _HANDLERS[n] = fn
         return fn
+
     return deco
 
 
@@ -90,8 +91,8 @@ class _Builder:
     def __init__(self, g: Graph):
         self.g = g
         self.steps: list[tuple[nn.Module, list[str], list[str]]] = []
-        self.avail: dict[int, dict[Perm, str]] = {}   # tensor -> perm -> value key
-        self.home: dict[int, tuple[str, Perm]] = {}   # first layout a tensor was produced in
+        self.avail: dict[int, dict[Perm, str]] = {}  # tensor -> perm -> value key
+        self.home: dict[int, tuple[str, Perm]] = {}  # first layout a tensor was produced in
         self.producer: dict[int, Operator] = {}
         for op in g.operators:
             for t in op.outputs:
@@ -278,16 +279,23 @@ def _set_params(mod: nn.Module, w: np.ndarray, bias: np.ndarray | None) -> None:
 
 @_handles("CONV_2D")
 def _conv_2d(b: _Builder, op: Operator) -> None:
-    w = b.weight(op.inputs[1])                       # [O, KH, KW, I/groups]
+    w = b.weight(op.inputs[1])  # [O, KH, KW, I/groups]
     o, kh, kw, ig = w.shape
     x_ti, pad, explicit = _conv_padding(b, op, op.inputs[0], kh, kw)
     cin = b.shape(x_ti)[3]
     if cin % ig:
         raise b.fail(f"input has {cin} channels, weights expect a multiple of {ig}")
     groups = cin // ig
-    conv = nn.Conv2d(cin, o, (kh, kw), stride=(op.options.get("StrideH", 1), op.options.get("StrideW", 1)),
-                     padding=pad, dilation=(op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)),
-                     groups=groups, bias=len(op.inputs) > 2 and op.inputs[2] >= 0)
+    conv = nn.Conv2d(
+        cin,
+        o,
+        (kh, kw),
+        stride=(op.options.get("StrideH", 1), op.options.get("StrideW", 1)),
+        padding=pad,
+        dilation=(op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)),
+        groups=groups,
+        bias=len(op.inputs) > 2 and op.inputs[2] >= 0,
+    )
     _set_params(conv, w.transpose(0, 3, 1, 2), _bias(b, op, 2, o))
     act = activation(op.options.get("FusedActivationFunction", 0), op.where())
     b.emit(Conv(conv, explicit, act), [b.value(x_ti, NCHW)], op.outputs[0], NCHW)
@@ -295,22 +303,38 @@ def _conv_2d(b: _Builder, op: Operator) -> None:
 
 @_handles("DEPTHWISE_CONV_2D")
 def _depthwise_conv_2d(b: _Builder, op: Operator) -> None:
-    w = b.weight(op.inputs[1])                       # [1, KH, KW, C*multiplier]
+    w = b.weight(op.inputs[1])  # [1, KH, KW, C*multiplier]
     _, kh, kw, co = w.shape
     x_ti, pad, explicit = _conv_padding(b, op, op.inputs[0], kh, kw)
     cin = b.shape(x_ti)[3]
     if co % cin:
         raise b.fail(f"{co} output channels is not a multiple of {cin} input channels")
-    conv = nn.Conv2d(cin, co, (kh, kw), stride=(op.options.get("StrideH", 1), op.options.get("StrideW", 1)),
-                     padding=pad, dilation=(op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)),
-                     groups=cin, bias=len(op.inputs) > 2 and op.inputs[2] >= 0)
+    conv = nn.Conv2d(
+        cin,
+        co,
+        (kh, kw),
+        stride=(op.options.get("StrideH", 1), op.options.get("StrideW", 1)),
+        padding=pad,
+        dilation=(op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)),
+        groups=cin,
+        bias=len(op.inputs) > 2 and op.inputs[2] >= 0,
+    )
     _set_params(conv, w.transpose(3, 0, 1, 2), _bias(b, op, 2, co))
     act = activation(op.options.get("FusedActivationFunction", 0), op.where())
     b.emit(Conv(conv, explicit, act), [b.value(x_ti, NCHW)], op.outputs[0], NCHW)
 
 
-def _transpose_conv(b: _Builder, op: Operator, x_ti: int, w: np.ndarray, bias: np.ndarray | None,
-                    same: bool, sh: int, sw: int, act: nn.Module) -> None:
+def _transpose_conv(
+    b: _Builder,
+    op: Operator,
+    x_ti: int,
+    w: np.ndarray,
+    bias: np.ndarray | None,
+    same: bool,
+    sh: int,
+    sw: int,
+    act: nn.Module,
+) -> None:
     """TFLite transposed convolution: weights [O, KH, KW, I]; the full (in-1)*s+k result is
     cropped at `before` = TFLite's SAME padding (extra pixel cropped at the end)."""
     o, kh, kw, i = w.shape
@@ -325,7 +349,7 @@ def _transpose_conv(b: _Builder, op: Operator, x_ti: int, w: np.ndarray, bias: n
         if same:  # TFLite: padding of the forward conv that maps out_size -> ceil(out_size/s)
             total = max((((out_size + s - 1) // s) - 1) * s + k - out_size, 0)
             before = total // 2
-        extra = max(before + out_size - full, 0)      # zeros past the end -> output_padding
+        extra = max(before + out_size - full, 0)  # zeros past the end -> output_padding
         if extra >= s:
             raise b.fail(f"output size {out_size} is not reachable from input {in_size} (k={k}, s={s})")
         return before, extra
@@ -335,8 +359,15 @@ def _transpose_conv(b: _Builder, op: Operator, x_ti: int, w: np.ndarray, bias: n
     full_h, full_w = (ih - 1) * sh + kh + eh, (iw - 1) * sw + kw + ew
     # symmetric crops go into torch's padding; anything else is an explicit crop
     sym = (full_h - oh == 2 * bh) and (full_w - ow == 2 * bw)
-    conv = nn.ConvTranspose2d(cin, o, (kh, kw), stride=(sh, sw), padding=(bh, bw) if sym else 0,
-                              output_padding=(eh, ew), bias=bias is not None)
+    conv = nn.ConvTranspose2d(
+        cin,
+        o,
+        (kh, kw),
+        stride=(sh, sw),
+        padding=(bh, bw) if sym else 0,
+        output_padding=(eh, ew),
+        bias=bias is not None,
+    )
     _set_params(conv, w.transpose(3, 0, 1, 2), bias)
     crop = None if sym else (bh, oh, bw, ow)
     b.emit(TransposeConv(conv, crop, act), [b.value(x_ti, NCHW)], op.outputs[0], NCHW)
@@ -347,8 +378,17 @@ def _transpose_conv_builtin(b: _Builder, op: Operator) -> None:
     w = b.weight(op.inputs[1])
     bias = _bias(b, op, 3, w.shape[0])
     act = activation(op.options.get("FusedActivationFunction", 0), op.where())
-    _transpose_conv(b, op, op.inputs[2], w, bias, _padding_mode(b, op) == "SAME",
-                    op.options.get("StrideH", 1), op.options.get("StrideW", 1), act)
+    _transpose_conv(
+        b,
+        op,
+        op.inputs[2],
+        w,
+        bias,
+        _padding_mode(b, op) == "SAME",
+        op.options.get("StrideH", 1),
+        op.options.get("StrideW", 1),
+        act,
+    )
 
 
 @_handles("CUSTOM:Convolution2DTransposeBias")
@@ -397,9 +437,21 @@ def _average_pool_2d(b: _Builder, op: Operator) -> None:
     _pool(b, op, "avg")
 
 
-_UNARY = {"RELU": "relu", "RELU6": "relu6", "RELU_N1_TO_1": "relu_n1_to_1", "LOGISTIC": "sigmoid",
-          "TANH": "tanh", "HARD_SWISH": "hardswish", "EXP": "exp", "SQRT": "sqrt", "RSQRT": "rsqrt",
-          "NEG": "neg", "ABS": "abs", "LOG": "log", "GELU": "gelu"}
+_UNARY = {
+    "RELU": "relu",
+    "RELU6": "relu6",
+    "RELU_N1_TO_1": "relu_n1_to_1",
+    "LOGISTIC": "sigmoid",
+    "TANH": "tanh",
+    "HARD_SWISH": "hardswish",
+    "EXP": "exp",
+    "SQRT": "sqrt",
+    "RSQRT": "rsqrt",
+    "NEG": "neg",
+    "ABS": "abs",
+    "LOG": "log",
+    "GELU": "gelu",
+}
 
 
 @_handles(*_UNARY)
@@ -459,8 +511,9 @@ def _binary(b: _Builder, op: Operator) -> None:
         return
     # layout of the first full-rank operand; the other one follows it
     perm = next((b.layout(t) for t in (a, c) if b.rank(t) == rank), _ident(rank))
-    b.emit(Binary(_BINARY[op.op], act), [b.activation_value(a, rank, perm), b.activation_value(c, rank, perm)],
-           out, perm)
+    b.emit(
+        Binary(_BINARY[op.op], act), [b.activation_value(a, rank, perm), b.activation_value(c, rank, perm)], out, perm
+    )
 
 
 @_handles("CONCATENATION")
@@ -535,7 +588,7 @@ def _pad(b: _Builder, op: Operator) -> None:
         value = float(b.const(op.inputs[2]).reshape(-1)[0])
     perm = b.layout(x)
     flat: list[int] = []
-    for d in reversed(range(len(perm))):   # F.pad lists the last torch dim first
+    for d in reversed(range(len(perm))):  # F.pad lists the last torch dim first
         flat += [int(pads[perm[d], 0]), int(pads[perm[d], 1])]
     while len(flat) > 2 and flat[-2:] == [0, 0]:
         flat = flat[:-2]
@@ -552,7 +605,7 @@ def _reduce(b: _Builder, op: Operator, kind: str) -> None:
     if keep:
         out_perm = perm
     else:
-        kept = [perm[i] for i in range(r) if i not in dims]   # logical dims, torch order
+        kept = [perm[i] for i in range(r) if i not in dims]  # logical dims, torch order
         order = sorted(kept)
         out_perm = tuple(order.index(v) for v in kept)
     b.emit(Reduce(kind, dims, keep), [b.value(x, perm)], out, out_perm)
@@ -605,11 +658,11 @@ def _resize_bilinear(b: _Builder, op: Operator) -> None:
     ac, hp = bool(op.options.get("AlignCorners", False)), bool(op.options.get("HalfPixelCenters", False))
     if ac and hp:
         raise b.fail("align_corners and half_pixel_centers both set")
-    if hp:        # TFLite's half-pixel rule == torch align_corners=False (both clamp at 0)
+    if hp:  # TFLite's half-pixel rule == torch align_corners=False (both clamp at 0)
         mod = Interpolate((oh, ow), "bilinear", False)
     elif ac:
         mod = Interpolate((oh, ow), "bilinear", True)
-    else:         # legacy TF sampling: no torch equivalent, constant matrices
+    else:  # legacy TF sampling: no torch equivalent, constant matrices
         mh = bilinear_matrix(ih, oh, False, False) if ih != oh else None
         mw = bilinear_matrix(iw, ow, False, False) if iw != ow else None
         mod = MatrixResize(mh, mw)
@@ -641,7 +694,7 @@ def _batch_matmul(b: _Builder, op: Operator) -> None:
             continue
         r, p = b.rank(t), b.layout(t)
         swapped = _ident(r - 2) + (r - 1, r - 2)
-        if r >= 2 and p == swapped:   # held transposed already: flip the adjoint instead
+        if r >= 2 and p == swapped:  # held transposed already: flip the adjoint instead
             adj[i] = not adj[i]
             keys.append(b.value(t, p))
         else:
@@ -658,7 +711,7 @@ def _softmax(b: _Builder, op: Operator) -> None:
 
 @_handles("FULLY_CONNECTED")
 def _fully_connected(b: _Builder, op: Operator) -> None:
-    w = b.weight(op.inputs[1])                       # [O, I]
+    w = b.weight(op.inputs[1])  # [O, I]
     o, i = w.shape
     x, out = op.inputs[0], op.outputs[0]
     key = b.value(x, _ident(b.rank(x)))
@@ -713,8 +766,9 @@ def _prune(steps, output_keys):
     return list(reversed(kept))
 
 
-def build_module(model: str | Graph, outputs: Iterable[int | str] | None = None,
-                 check_shapes: bool = True) -> TFLiteModule:
+def build_module(
+    model: str | Graph, outputs: Iterable[int | str] | None = None, check_shapes: bool = True
+) -> TFLiteModule:
     """Rebuild `model` (a path or a read Graph) as a TFLiteModule.
 
     outputs: tensor names or indices to return (default: the graph's outputs); everything
@@ -741,8 +795,10 @@ def build_module(model: str | Graph, outputs: Iterable[int | str] | None = None,
             raise TFLiteImportError(f"{g.path}: {op.where()}: operator {op.op} is not supported by the importer")
         for t in op.outputs:
             if g.tensors[t].type_name not in ("FLOAT32",) and op.op != "DEQUANTIZE":
-                raise b.fail(f"output tensor {g.tensors[t].name!r} is {g.tensors[t].type_name}; "
-                             "only float32 activations are supported (cut the graph before it)")
+                raise b.fail(
+                    f"output tensor {g.tensors[t].name!r} is {g.tensors[t].type_name}; "
+                    "only float32 activations are supported (cut the graph before it)"
+                )
         handler(b, op)
     b.op = None
     output_keys = []
@@ -770,5 +826,7 @@ def _check_shapes(module: TFLiteModule, g: Graph) -> None:
         if tuple(arr.shape) != tuple(want):
             op = producer.get(ti)
             where = op.where() if op else "input"
-            raise TFLiteImportError(f"{g.path}: {where}: built output has shape {list(arr.shape)}, "
-                                    f"the graph says {list(want)} (tensor {g.tensors[ti].name!r})")
+            raise TFLiteImportError(
+                f"{g.path}: {where}: built output has shape {list(arr.shape)}, "
+                f"the graph says {list(want)} (tensor {g.tensors[ti].name!r})"
+            )

@@ -24,6 +24,7 @@ def inverse_perm(p: Perm) -> Perm:
         inv[v] = i
     return tuple(inv)
 
+
 # ---------------------------------------------------------------------------
 # Step modules: each does one thing; the plan wires them by value keys.
 # ---------------------------------------------------------------------------
@@ -66,10 +67,20 @@ class Reshape(nn.Module):
 
 class Unary(nn.Module):
     FNS: dict[str, Callable] = {
-        "relu": F.relu, "relu6": F.relu6, "relu_n1_to_1": lambda x: torch.clamp(x, -1.0, 1.0),
-        "sigmoid": torch.sigmoid, "tanh": torch.tanh, "hardswish": F.hardswish, "exp": torch.exp,
-        "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "neg": torch.neg, "abs": torch.abs,
-        "log": torch.log, "gelu": F.gelu, "identity": lambda x: x,
+        "relu": F.relu,
+        "relu6": F.relu6,
+        "relu_n1_to_1": lambda x: torch.clamp(x, -1.0, 1.0),
+        "sigmoid": torch.sigmoid,
+        "tanh": torch.tanh,
+        "hardswish": F.hardswish,
+        "exp": torch.exp,
+        "sqrt": torch.sqrt,
+        "rsqrt": torch.rsqrt,
+        "neg": torch.neg,
+        "abs": torch.abs,
+        "log": torch.log,
+        "gelu": F.gelu,
+        "identity": lambda x: x,
     }
 
     def __init__(self, kind: str):
@@ -94,8 +105,12 @@ class Binary(nn.Module):
     is a single value, else a buffer already in the activation's layout)."""
 
     FNS: dict[str, Callable] = {
-        "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
-        "maximum": torch.maximum, "minimum": torch.minimum,
+        "add": torch.add,
+        "sub": torch.sub,
+        "mul": torch.mul,
+        "div": torch.div,
+        "maximum": torch.maximum,
+        "minimum": torch.minimum,
     }
 
     def __init__(self, kind: str, act: nn.Module, const=None, const_first: bool = False):
@@ -161,7 +176,7 @@ class TransposeConv(nn.Module):
         y = self.conv(x)
         if self.crop:
             top, h, left, w = self.crop
-            y = y[:, :, top:top + h, left:left + w]
+            y = y[:, :, top : top + h, left : left + w]
         return self.act(y)
 
 
@@ -298,10 +313,18 @@ class Linear(nn.Module):
 class TFLiteModule(nn.Module):
     """A rebuilt TFLite graph: an ordered list of step modules wired by value keys."""
 
-    def __init__(self, steps, input_keys, output_keys, tensor_keys, source: str,
-                 input_tensors: Sequence[int] = (), output_tensors: Sequence[int] = ()):
+    def __init__(
+        self,
+        steps,
+        input_keys,
+        output_keys,
+        tensor_keys,
+        source: str,
+        input_tensors: Sequence[int] = (),
+        output_tensors: Sequence[int] = (),
+    ):
         super().__init__()
-        self.input_tensors = list(input_tensors)    # TFLite tensor indices of the inputs
+        self.input_tensors = list(input_tensors)  # TFLite tensor indices of the inputs
         self.output_tensors = list(output_tensors)  # ... and of the outputs, in return order
         self.ops = nn.ModuleList([m for m, _, _ in steps])
         self._wiring = [(list(i), list(o)) for _, i, o in steps]
@@ -337,5 +360,3 @@ class TFLiteModule(nn.Module):
             if key in env:
                 out[ti] = env[key].permute(inverse_perm(perm)).contiguous().numpy()
         return out
-
-

@@ -56,8 +56,16 @@ def float_reference_model(path: str) -> tuple[bytes, list[str]]:
             continue
         raw = np.frombuffer(np.asarray(data, np.uint8).tobytes(), _NP_OF[t.type]).reshape(list(t.shape))
         zp = np.asarray(q.zeroPoint if q.zeroPoint is not None else np.zeros(len(q.scale)), np.int64)
-        deq = dequantize(Tensor(ti, "", tuple(t.shape), "", raw,
-                                Quantization(np.asarray(q.scale, np.float32), zp, int(q.quantizedDimension))))
+        deq = dequantize(
+            Tensor(
+                ti,
+                "",
+                tuple(t.shape),
+                "",
+                raw,
+                Quantization(np.asarray(q.scale, np.float32), zp, int(q.quantizedDimension)),
+            )
+        )
         model.buffers[t.buffer].data = np.frombuffer(deq.astype("<f4").tobytes(), np.uint8)
         t.type, t.quantization = fb.TensorType.FLOAT32, None
         n_int8 += 1
@@ -91,21 +99,25 @@ def float_reference_model(path: str) -> tuple[bytes, list[str]]:
             op.builtinOptionsType, op.builtinOptions = fb.BuiltinOptions.TransposeConvOptions, opts
             op.customOptions = None
             op.opcodeIndex = new_index
-            changes.append("custom Convolution2DTransposeBias -> builtin TRANSPOSE_CONV with bias "
-                           f"(padding {'SAME' if padding == 1 else 'VALID'}, stride {sh}x{sw})")
+            changes.append(
+                "custom Convolution2DTransposeBias -> builtin TRANSPOSE_CONV with bias "
+                f"(padding {'SAME' if padding == 1 else 'VALID'}, stride {sh}x{sw})"
+            )
 
     builder = flatbuffers.Builder(len(buf) * 2)
     builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
     return bytes(builder.Output()), changes
 
 
-def run_tflite(model: str | bytes, inputs: Sequence[np.ndarray], preserve_all: bool = False,
-               threads: int = 2):
+def run_tflite(model: str | bytes, inputs: Sequence[np.ndarray], preserve_all: bool = False, threads: int = 2):
     """Run the interpreter with its builtin kernels and without the default XNNPACK delegate
     (the kernels the file's op versions ask for). Returns (outputs, interpreter); with preserve_all the interpreter
     keeps every intermediate tensor (read with interpreter.get_tensor(index))."""
-    kw = dict(num_threads=threads, experimental_preserve_all_tensors=preserve_all,
-              experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    kw = dict(
+        num_threads=threads,
+        experimental_preserve_all_tensors=preserve_all,
+        experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+    )
     it = Interpreter(model_path=model, **kw) if isinstance(model, str) else Interpreter(model_content=model, **kw)
     it.allocate_tensors()
     for d, x in zip(it.get_input_details(), inputs):
@@ -122,9 +134,11 @@ def error_stats(got: np.ndarray, ref: np.ndarray) -> dict[str, float]:
         raise ValueError(f"shape {got.shape} vs reference {ref.shape}")
     d = got - ref
     nref = float(np.linalg.norm(ref))
-    return {"max_abs": float(np.abs(d).max()) if d.size else 0.0,
-            "rel_l2": float(np.linalg.norm(d) / nref) if nref > 0 else float(np.linalg.norm(d)),
-            "ref_max_abs": float(np.abs(ref).max()) if ref.size else 0.0}
+    return {
+        "max_abs": float(np.abs(d).max()) if d.size else 0.0,
+        "rel_l2": float(np.linalg.norm(d) / nref) if nref > 0 else float(np.linalg.norm(d)),
+        "ref_max_abs": float(np.abs(ref).max()) if ref.size else 0.0,
+    }
 
 
 def nchw_to_nhwc(x: np.ndarray) -> np.ndarray:

@@ -42,8 +42,10 @@ PHOTOS = ["dog.jpg", "person.jpg", "kite.jpg", "horses.jpg"]
 GOLDEN_PHOTO = "dog.jpg"
 OUT_DIR = common.CACHE / NAME
 REGENERATE = "python/.venv/bin/python python/real_models/pydnet.py"
-ABSENT = (f"The PyDNet++ file is not in this checkout (never committed); put optimized_pydnet++.tflite "
-          f"(see {SHARED}/SOURCE.md) into {SHARED}/")
+ABSENT = (
+    f"The PyDNet++ file is not in this checkout (never committed); put optimized_pydnet++.tflite "
+    f"(see {SHARED}/SOURCE.md) into {SHARED}/"
+)
 
 
 def tflite_path() -> Path:
@@ -56,10 +58,20 @@ def card() -> dict[str, Any]:
         "name": "pydnet-448x640",
         "task": "depth",
         "model": "model.pte",
-        "input": {"height": HEIGHT, "width": WIDTH, "resize": "stretch", "scale": 1 / 255,
-                  "mean": [0, 0, 0], "std": [1, 1, 1]},
-        "decode": {"kind": "relative_depth", "output": 0, "larger_is": "far",
-                   "normalise": {"low_percentile": 2, "high_percentile": 98}},
+        "input": {
+            "height": HEIGHT,
+            "width": WIDTH,
+            "resize": "stretch",
+            "scale": 1 / 255,
+            "mean": [0, 0, 0],
+            "std": [1, 1, 1],
+        },
+        "decode": {
+            "kind": "relative_depth",
+            "output": 0,
+            "larger_is": "far",
+            "normalise": {"low_percentile": 2, "high_percentile": 98},
+        },
         "license": "Apache-2.0 (code and file); weights trained on Matterport3D (non-commercial research terms)",
         "source": "FilippoAleotti/mobilePydnet@0fc3030 Android/app/src/main/assets/optimized_pydnet++.tflite",
     }
@@ -78,8 +90,13 @@ def _depth_stats(photo: Path, x: torch.Tensor, geo, ours: list[np.ndarray], _fil
     (background / sky above, ground near the camera below: expect top > bottom)."""
     d = ours[0][0, 0]
     q = d.shape[0] // 4
-    return {"p2": float(np.percentile(d, 2)), "p50": float(np.percentile(d, 50)), "p98": float(np.percentile(d, 98)),
-            "top_quarter_mean": float(d[:q].mean()), "bottom_quarter_mean": float(d[-q:].mean())}
+    return {
+        "p2": float(np.percentile(d, 2)),
+        "p50": float(np.percentile(d, 50)),
+        "p98": float(np.percentile(d, 98)),
+        "top_quarter_mean": float(d[:q].mean()),
+        "bottom_quarter_mean": float(d[-q:].mean()),
+    }
 
 
 def attribution(info: dict[str, Any]) -> list[str]:
@@ -132,30 +149,48 @@ def attribution(info: dict[str, Any]) -> list[str]:
         return lines + ["The TFLite comparison was skipped for this export (--no-validate)."]
     lines += [
         f"The torch module (fp32, CPU) and the TFLite interpreter ({report['interpreter']}) on the same input",
-        "tensors (Debian `darknet` photos, stretched per card.json). \"TFLite fp32 weights\" runs the file with",
+        'tensors (Debian `darknet` photos, stretched per card.json). "TFLite fp32 weights" runs the file with',
         "its int8 weights stored as the dequantised float32 values (TFLite's float kernels): this measures the",
-        "importer. \"File as shipped\" runs the original file, where TFLite's hybrid kernels quantise every",
+        'importer. "File as shipped" runs the original file, where TFLite\'s hybrid kernels quantise every',
         "activation to int8 on the fly, so it differs from any fp32 run by that noise.",
         "",
     ]
     lines += common.validation_table(report, ["relative depth"])
-    lines += ["", "Depth maps (torch module): percentiles 2 / 50 / 98 and mean of the top vs the bottom quarter",
-              "of the image (farther scenery above, near ground below):", ""]
+    lines += [
+        "",
+        "Depth maps (torch module): percentiles 2 / 50 / 98 and mean of the top vs the bottom quarter",
+        "of the image (farther scenery above, near ground below):",
+        "",
+    ]
     for r in report["photos"]:
-        lines.append(f"- {r['photo']}: {r['p2']:.2f} / {r['p50']:.2f} / {r['p98']:.2f}; top {r['top_quarter_mean']:.2f},"
-                     f" bottom {r['bottom_quarter_mean']:.2f}")
+        lines.append(
+            f"- {r['photo']}: {r['p2']:.2f} / {r['p50']:.2f} / {r['p98']:.2f}; top {r['top_quarter_mean']:.2f},"
+            f" bottom {r['bottom_quarter_mean']:.2f}"
+        )
     lines += ["", "Our engine on the golden input:", ""] + common.engine_lines(info["engine"])
     return lines
 
 
-def export(out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", validate: bool = True,
-           wgx: Path | None = None) -> dict[str, Any]:
+def export(
+    out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", validate: bool = True, wgx: Path | None = None
+) -> dict[str, Any]:
     model = build()
     return common.export_flow(
-        name=NAME, module=model, card=card(), out_dir=out_dir, goldens_dir=goldens_dir,
-        golden_photo=common.photo(GOLDEN_PHOTO), tflite_path=tflite_path(), tensor_ids=model.output_tensors,
-        photos=[common.photo(p) for p in PHOTOS], attribution=attribution, extra=_depth_stats,
-        golden_meta={"regenerate": REGENERATE}, validate=validate, wgx=wgx)
+        name=NAME,
+        module=model,
+        card=card(),
+        out_dir=out_dir,
+        goldens_dir=goldens_dir,
+        golden_photo=common.photo(GOLDEN_PHOTO),
+        tflite_path=tflite_path(),
+        tensor_ids=model.output_tensors,
+        photos=[common.photo(p) for p in PHOTOS],
+        attribution=attribution,
+        extra=_depth_stats,
+        golden_meta={"regenerate": REGENERATE},
+        validate=validate,
+        wgx=wgx,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,8 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     common.print_summary(info)
     if info["report"]:
         for r in info["report"]["photos"]:
-            print(f"  {r['photo']}: p2 {r['p2']:.2f} p50 {r['p50']:.2f} p98 {r['p98']:.2f} "
-                  f"top {r['top_quarter_mean']:.2f} bottom {r['bottom_quarter_mean']:.2f}")
+            print(
+                f"  {r['photo']}: p2 {r['p2']:.2f} p50 {r['p50']:.2f} p98 {r['p98']:.2f} "
+                f"top {r['top_quarter_mean']:.2f} bottom {r['bottom_quarter_mean']:.2f}"
+            )
     return 0
 
 

@@ -31,8 +31,14 @@ from real_models import tflite_common as common
 NAME = "selfie"
 PACKAGE = "@mediapipe/selfie_segmentation@0.1.1675465747"
 TARBALL_SHA256 = "7767b33eaa68990ee06c28bbb89f39a13a47ebb07ff0f1fd4947d9e817bb9bf9"
-TFLITE = common.ROOT / ".cache" / "npm" / "mediapipe-selfie_segmentation-0.1.1675465747" / "package" / \
-    "selfie_segmentation.tflite"
+TFLITE = (
+    common.ROOT
+    / ".cache"
+    / "npm"
+    / "mediapipe-selfie_segmentation-0.1.1675465747"
+    / "package"
+    / "selfie_segmentation.tflite"
+)
 TFLITE_SHA256 = "8d13b7fae74af625c641226813616a2117bd6bca19eb3b75574621fc08557f27"
 SIZE = 256
 PHOTOS = ["astronaut.png", "person.jpg", "kite.jpg"]
@@ -50,8 +56,14 @@ def card() -> dict[str, Any]:
         "name": "mediapipe-selfie-256",
         "task": "segment",
         "model": "model.pte",
-        "input": {"height": SIZE, "width": SIZE, "resize": "stretch", "scale": 1 / 255,
-                  "mean": [0, 0, 0], "std": [1, 1, 1]},
+        "input": {
+            "height": SIZE,
+            "width": SIZE,
+            "resize": "stretch",
+            "scale": 1 / 255,
+            "mean": [0, 0, 0],
+            "std": [1, 1, 1],
+        },
         "decode": {"kind": "probability", "output": 0, "channel": 0, "threshold": 0.5},
         "license": "Apache-2.0",
         "source": f"npm {PACKAGE} selfie_segmentation.tflite",
@@ -84,7 +96,7 @@ def attribution(info: dict[str, Any]) -> list[str]:
         "",
         "## Licence",
         "",
-        "- Apache-2.0: the package's `package.json` says `\"license\": \"Apache-2.0\"` and its JavaScript carries",
+        '- Apache-2.0: the package\'s `package.json` says `"license": "Apache-2.0"` and its JavaScript carries',
         "  `SPDX-License-Identifier: Apache-2.0`. The package ships no separate LICENSE file and no model card;",
         "  Google publishes a model card for this model separately (not part of the package, not reproduced here).",
         "",
@@ -124,21 +136,40 @@ def attribution(info: dict[str, Any]) -> list[str]:
             "",
         ]
         lines += common.validation_table(report, ["probability"])
-        lines += ["", "Pixels with probability > 0.5 (torch module): " + ", ".join(
-            f"{r['photo'].split(' ')[0]} {100 * r['foreground_fraction']:.1f} %" for r in report["photos"]) + "."]
+        lines += [
+            "",
+            "Pixels with probability > 0.5 (torch module): "
+            + ", ".join(f"{r['photo'].split(' ')[0]} {100 * r['foreground_fraction']:.1f} %" for r in report["photos"])
+            + ".",
+        ]
     lines += ["", "Our engine on the golden input:", ""] + common.engine_lines(info["engine"])
     return lines
 
 
-def export(out_dir: Path = common.ROOT / "models" / "selfie", goldens_dir: Path = common.ROOT / "tests" / "demos" / "selfie",
-           validate: bool = True, wgx: Path | None = None) -> dict[str, Any]:
+def export(
+    out_dir: Path = common.ROOT / "models" / "selfie",
+    goldens_dir: Path = common.ROOT / "tests" / "demos" / "selfie",
+    validate: bool = True,
+    wgx: Path | None = None,
+) -> dict[str, Any]:
     model = build()
     path = tflite_path()
     return common.export_flow(
-        name=NAME, module=model, card=card(), out_dir=out_dir, goldens_dir=goldens_dir,
-        golden_photo=common.photo(GOLDEN_PHOTO), tflite_path=path, tensor_ids=model.output_tensors,
-        photos=[common.photo(p) for p in PHOTOS], attribution=attribution, extra=_foreground,
-        golden_meta={"regenerate": REGENERATE}, validate=validate, wgx=wgx)
+        name=NAME,
+        module=model,
+        card=card(),
+        out_dir=out_dir,
+        goldens_dir=goldens_dir,
+        golden_photo=common.photo(GOLDEN_PHOTO),
+        tflite_path=path,
+        tensor_ids=model.output_tensors,
+        photos=[common.photo(p) for p in PHOTOS],
+        attribution=attribution,
+        extra=_foreground,
+        golden_meta={"regenerate": REGENERATE},
+        validate=validate,
+        wgx=wgx,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,7 @@ CACHE = ROOT / ".cache" / "real-models"
 # Model files that may not be committed come from the shared folder beside the checkout
 # (../shared/models), or from $WGX_SHARED_MODELS.
 SHARED_MODELS = Path(os.environ.get("WGX_SHARED_MODELS", ROOT.parent / "shared" / "models"))
-DARKNET_DATA = Path("/usr/share/darknet/data")          # Debian package darknet
+DARKNET_DATA = Path("/usr/share/darknet/data")  # Debian package darknet
 SKIMAGE_DATA = Path("/usr/lib/python3/dist-packages/skimage/data")  # Debian python3-skimage
 
 
@@ -37,8 +37,10 @@ def photo(name: str) -> Path:
         p = d / name
         if p.exists():
             return p
-    raise FileNotFoundError(f"photo {name!r} not found in {DARKNET_DATA} or {SKIMAGE_DATA}; "
-                            "install the Debian packages: apt-get install darknet python3-skimage")
+    raise FileNotFoundError(
+        f"photo {name!r} not found in {DARKNET_DATA} or {SKIMAGE_DATA}; "
+        "install the Debian packages: apt-get install darknet python3-skimage"
+    )
 
 
 def photo_label(p: Path) -> str:
@@ -66,6 +68,7 @@ def require_file(path: Path, sha256: str, how_to_get: str) -> Path:
 
 def load_rgb(path: Path) -> np.ndarray:
     from PIL import Image
+
     with Image.open(path) as im:
         return np.asarray(im.convert("RGB"))
 
@@ -85,7 +88,7 @@ def preprocess(rgb: np.ndarray, inp: dict[str, Any]) -> tuple[torch.Tensor, dict
         oy, ox = (H - nh) // 2, (W - nw) // 2
         r = F.interpolate(x, size=(nh, nw), mode="bilinear", align_corners=False, antialias=False)
         x = torch.tensor(inp["letterbox_fill"], dtype=torch.float32).view(1, 3, 1, 1).expand(1, 3, H, W).clone()
-        x[:, :, oy:oy + nh, ox:ox + nw] = r
+        x[:, :, oy : oy + nh, ox : ox + nw] = r
         geo = {"scale_y": nh / h, "scale_x": nw / w, "offset_y": oy, "offset_x": ox}
     else:
         raise ValueError(f"unknown resize {inp['resize']!r}")
@@ -101,6 +104,7 @@ def lower_to_pte(model: nn.Module, example: tuple[torch.Tensor, ...]) -> tuple[b
     from executorch.exir import to_edge_transform_and_lower
 
     import inspect_pte
+
     ep = torch.export.export(model, example, strict=False)
     pte = bytes(to_edge_transform_and_lower(ep, partitioner=[VulkanPartitioner()]).to_executorch().buffer)
     summary = inspect_pte.summarize(pte)
@@ -110,16 +114,26 @@ def lower_to_pte(model: nn.Module, example: tuple[torch.Tensor, ...]) -> tuple[b
     for names in inspect_pte.delegate_op_names(summary):
         for n in names:
             counts[n] = counts.get(n, 0) + 1
-    return pte, {"size": len(pte), "sha256": hashlib.sha256(pte).hexdigest(), "fully_delegated": True,
-                 "delegate_op_counts": dict(sorted(counts.items()))}
+    return pte, {
+        "size": len(pte),
+        "sha256": hashlib.sha256(pte).hexdigest(),
+        "fully_delegated": True,
+        "delegate_op_counts": dict(sorted(counts.items())),
+    }
 
 
 def _nhwc_to_nchw(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.transpose(a, (0, 3, 1, 2))) if a.ndim == 4 else a
 
 
-def compare_with_tflite(tflite_path: Path, module: nn.Module, tensor_ids: Sequence[int],
-                        photos: Sequence[Path], inp: dict[str, Any], extra=None) -> dict[str, Any]:
+def compare_with_tflite(
+    tflite_path: Path,
+    module: nn.Module,
+    tensor_ids: Sequence[int],
+    photos: Sequence[Path],
+    inp: dict[str, Any],
+    extra=None,
+) -> dict[str, Any]:
     """Run the module and the TFLite interpreter on the same preprocessed photos.
 
     References: "tflite_fp32" = the file with int8 weights stored as their float32 values
@@ -128,6 +142,7 @@ def compare_with_tflite(tflite_path: Path, module: nn.Module, tensor_ids: Sequen
     int8 kernels for int8 weights); only when the file itself runs in the interpreter.
     `extra(photo, x, module_outputs, interpreter_of_file)` may add per-photo entries."""
     from importers.tflite_validate import error_stats, float_reference_model, run_tflite
+
     fp32_model, changes = float_reference_model(str(tflite_path))
     file_runs = not any("custom" in c for c in changes)
     rows = []
@@ -149,17 +164,18 @@ def compare_with_tflite(tflite_path: Path, module: nn.Module, tensor_ids: Sequen
         if extra is not None:
             entry.update(extra(p, x, geo, ours, refs.get("tflite_file")))
         rows.append(entry)
-    return {"interpreter": f"ai-edge-litert {_litert_version()}",
-            "fp32_reference_changes": changes, "photos": rows}
+    return {"interpreter": f"ai-edge-litert {_litert_version()}", "fp32_reference_changes": changes, "photos": rows}
 
 
 def _litert_version() -> str:
     from importlib.metadata import version
+
     return version("ai-edge-litert")
 
 
-def write_goldens(module: nn.Module, out: Path, photo_path: Path, inp: dict[str, Any],
-                  meta_extra: dict[str, Any]) -> dict[str, Any]:
+def write_goldens(
+    module: nn.Module, out: Path, photo_path: Path, inp: dict[str, Any], meta_extra: dict[str, Any]
+) -> dict[str, Any]:
     """input.npy (the photo preprocessed per the card), expected_<i>.npy (eager PyTorch), meta.json."""
     out.mkdir(parents=True, exist_ok=True)
     rgb = load_rgb(photo_path)
@@ -173,10 +189,15 @@ def write_goldens(module: nn.Module, out: Path, photo_path: Path, inp: dict[str,
     meta = {
         "photo": photo_label(photo_path),
         "photo_hw": list(rgb.shape[:2]),
-        "input": {"file": "input.npy", "shape": list(x.shape), "dtype": "float32",
-                  "preprocessing": {k: v for k, v in inp.items()}},
-        "outputs": [{"file": f"expected_{i}.npy", "shape": list(y.shape), "dtype": "float32"}
-                    for i, y in enumerate(ys)],
+        "input": {
+            "file": "input.npy",
+            "shape": list(x.shape),
+            "dtype": "float32",
+            "preprocessing": {k: v for k, v in inp.items()},
+        },
+        "outputs": [
+            {"file": f"expected_{i}.npy", "shape": list(y.shape), "dtype": "float32"} for i, y in enumerate(ys)
+        ],
         "reference": "eager PyTorch fp32 on CPU of the module that was exported",
         "torch": torch.__version__,
     }
@@ -201,8 +222,10 @@ def validation_table(report: dict[str, Any], output_names: Sequence[str]) -> lis
     for r in report["photos"]:
         for o in r["outputs"]:
             a = o["tflite_fp32"]
-            line = (f"| {r['photo']} | {output_names[o['output']]} | {o['shape']} | {fmt(a['max_abs'])} | "
-                    f"{fmt(a['rel_l2'])} |")
+            line = (
+                f"| {r['photo']} | {output_names[o['output']]} | {o['shape']} | {fmt(a['max_abs'])} | "
+                f"{fmt(a['rel_l2'])} |"
+            )
             if has_file:
                 b = o.get("tflite_file")
                 line += f" {fmt(b['max_abs'])} | {fmt(b['rel_l2'])} |" if b else " - | - |"
@@ -217,6 +240,7 @@ def engine_check(wgx: Path, pte: Path, goldens: Path) -> dict[str, Any]:
     import tempfile
 
     from importers.tflite_validate import error_stats
+
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "output_0.npy"
         cmd = [str(wgx), "run", str(pte), "--input", str(goldens / "input.npy"), "--output", str(out)]
@@ -242,14 +266,29 @@ def _adapter(log: str) -> str:
 def engine_lines(engine: dict[str, Any] | None) -> list[str]:
     if not engine:
         return ["Not run by this export (pass --wgx PATH to record it)."]
-    return [f"`{engine['command']}` (our engine, {engine.get('device', 'default adapter')}) against the eager "
-            f"PyTorch golden expected_0.npy: max abs {fmt(engine['max_abs'])}, rel L2 {fmt(engine['rel_l2'])}."]
+    return [
+        f"`{engine['command']}` (our engine, {engine.get('device', 'default adapter')}) against the eager "
+        f"PyTorch golden expected_0.npy: max abs {fmt(engine['max_abs'])}, rel L2 {fmt(engine['rel_l2'])}."
+    ]
 
 
-def export_flow(*, name: str, module: nn.Module, card: dict[str, Any], out_dir: Path, goldens_dir: Path,
-                golden_photo: Path, tflite_path: Path, tensor_ids: Sequence[int], photos: Sequence[Path],
-                attribution, extra=None, golden_meta: dict[str, Any] | None = None,
-                validate: bool = True, wgx: Path | None = None) -> dict[str, Any]:
+def export_flow(
+    *,
+    name: str,
+    module: nn.Module,
+    card: dict[str, Any],
+    out_dir: Path,
+    goldens_dir: Path,
+    golden_photo: Path,
+    tflite_path: Path,
+    tensor_ids: Sequence[int],
+    photos: Sequence[Path],
+    attribution,
+    extra=None,
+    golden_meta: dict[str, Any] | None = None,
+    validate: bool = True,
+    wgx: Path | None = None,
+) -> dict[str, Any]:
     """The export every TFLite-sourced model does: model.pte (VulkanPartitioner, fully
     delegated) + card.json into out_dir, engine goldens into goldens_dir, the TFLite comparison
     on the photos, optionally our engine on the goldens, then ATTRIBUTION.md from
@@ -262,18 +301,31 @@ def export_flow(*, name: str, module: nn.Module, card: dict[str, Any], out_dir: 
     pte, pte_info = lower_to_pte(module, (torch.zeros(1, 3, inp["height"], inp["width"]),))
     (out_dir / "model.pte").write_bytes(pte)
     (out_dir / "card.json").write_text(json.dumps(card, indent=1) + "\n")
-    meta = {"model": _rel(out_dir / "model.pte"), "model_sha256": pte_info["sha256"], "card": _rel(out_dir / "card.json")}
+    meta = {
+        "model": _rel(out_dir / "model.pte"),
+        "model_sha256": pte_info["sha256"],
+        "card": _rel(out_dir / "card.json"),
+    }
     meta.update(golden_meta or {})
     goldens = write_goldens(module, goldens_dir, golden_photo, inp, meta)
     report = compare_with_tflite(tflite_path, module, tensor_ids, photos, inp, extra) if validate else None
     engine = engine_check(wgx, out_dir / "model.pte", goldens_dir) if wgx else None
-    info = {"name": name, "pte": pte_info, "report": report, "goldens": goldens, "engine": engine,
-            "out_dir": _rel(out_dir), "goldens_dir": _rel(goldens_dir)}
+    info = {
+        "name": name,
+        "pte": pte_info,
+        "report": report,
+        "goldens": goldens,
+        "engine": engine,
+        "out_dir": _rel(out_dir),
+        "goldens_dir": _rel(goldens_dir),
+    }
     (out_dir / "ATTRIBUTION.md").write_text("\n".join(attribution(info)) + "\n")
     cache = CACHE / name
     cache.mkdir(parents=True, exist_ok=True)
-    (cache / "validation.json").write_text(json.dumps(
-        {k: v for k, v in info.items() if k != "goldens"} | {"golden_meta": goldens["meta"]}, indent=1) + "\n")
+    (cache / "validation.json").write_text(
+        json.dumps({k: v for k, v in info.items() if k != "goldens"} | {"golden_meta": goldens["meta"]}, indent=1)
+        + "\n"
+    )
     return info
 
 
@@ -287,16 +339,22 @@ def _rel(p: Path) -> str:
 
 def print_summary(info: dict[str, Any]) -> None:
     pte = info["pte"]
-    print(f"{info['name']}: {info['out_dir']}/model.pte {pte['size']} B sha256 {pte['sha256'][:16]}..., "
-          f"goldens in {info['goldens_dir']}/")
+    print(
+        f"{info['name']}: {info['out_dir']}/model.pte {pte['size']} B sha256 {pte['sha256'][:16]}..., "
+        f"goldens in {info['goldens_dir']}/"
+    )
     if info["report"]:
         for r in info["report"]["photos"]:
             for o in r["outputs"]:
-                s = f"  {r['photo']:<40} out{o['output']} vs tflite_fp32 max_abs {fmt(o['tflite_fp32']['max_abs'])} " \
+                s = (
+                    f"  {r['photo']:<40} out{o['output']} vs tflite_fp32 max_abs {fmt(o['tflite_fp32']['max_abs'])} "
                     f"rel_l2 {fmt(o['tflite_fp32']['rel_l2'])}"
+                )
                 if "tflite_file" in o:
-                    s += (f" | vs file max_abs {fmt(o['tflite_file']['max_abs'])} "
-                          f"rel_l2 {fmt(o['tflite_file']['rel_l2'])}")
+                    s += (
+                        f" | vs file max_abs {fmt(o['tflite_file']['max_abs'])} "
+                        f"rel_l2 {fmt(o['tflite_file']['rel_l2'])}"
+                    )
                 print(s)
     if info["engine"]:
         print("  engine:", engine_lines(info["engine"])[0])

@@ -43,8 +43,10 @@ SKIMAGE_DATA = Path("/usr/lib/python3/dist-packages/skimage/data")  # Debian pac
 NANODET_PHOTOS = ["dog.jpg", "person.jpg", "kite.jpg", "horses.jpg", "giraffe.jpg"]
 REL_L2_TOLERANCE = 1e-4
 SELFIE_JSON = nd.MODEL_DIR / "selfie.json"
-SELFIE_SHA256 = {"selfie.json": "8b7f5f95c0159a83a7240b1298a67012cfffd0396bfa653bdf452913610e9a88",
-                 "selfie.bin": "8f57aaa72dc068a50bd37c232d2e073e107912241e459002e1480876676f382a"}
+SELFIE_SHA256 = {
+    "selfie.json": "8b7f5f95c0159a83a7240b1298a67012cfffd0396bfa653bdf452913610e9a88",
+    "selfie.bin": "8f57aaa72dc068a50bd37c232d2e073e107912241e459002e1480876676f382a",
+}
 
 
 def flip_check(model, photos: list[Path], decode_cfg: dict[str, Any], labels: list[str]) -> dict[str, Any]:
@@ -61,8 +63,11 @@ def flip_check(model, photos: list[Path], decode_cfg: dict[str, Any], labels: li
             d1 = nd.decode(s.numpy(), b.numpy(), decode_cfg, nd.SIZE, nd.SIZE, labels, center_offset=off)
             d2 = nd.decode(s2.numpy(), b2.numpy(), decode_cfg, nd.SIZE, nd.SIZE, labels, center_offset=off)
             for a in d1:
-                cands = [np.array([nd.SIZE - q["box"][2], q["box"][1], nd.SIZE - q["box"][0], q["box"][3]])
-                         for q in d2 if q["class"] == a["class"]]
+                cands = [
+                    np.array([nd.SIZE - q["box"][2], q["box"][1], nd.SIZE - q["box"][0], q["box"][3]])
+                    for q in d2
+                    if q["class"] == a["class"]
+                ]
                 if not cands:
                     continue
                 overlap = nd.iou(np.array(a["box"]), np.stack(cands))
@@ -71,8 +76,11 @@ def flip_check(model, photos: list[Path], decode_cfg: dict[str, Any], labels: li
                     continue
                 ious.append(float(overlap[k]))
                 dxs.append((a["box"][0] + a["box"][2]) / 2 - (cands[k][0] + cands[k][2]) / 2)
-        by_offset[str(off)] = {"matched": len(ious), "mean_iou": float(np.mean(ious)) if ious else 0.0,
-                               "median_abs_dx": float(np.median(np.abs(dxs))) if dxs else float("nan")}
+        by_offset[str(off)] = {
+            "matched": len(ious),
+            "mean_iou": float(np.mean(ious)) if ious else 0.0,
+            "median_abs_dx": float(np.median(np.abs(dxs))) if dxs else float("nan"),
+        }
     return {"photos": len(photos), "by_offset": by_offset}
 
 
@@ -81,10 +89,12 @@ def preprocess_check(model, photos: list[Path], labels: list[str]) -> dict[str, 
     human library feeds this file), as evidence for the card's choice."""
     mean = torch.tensor(nd.MEAN_RGB).view(1, 3, 1, 1)
     std = torch.tensor(nd.STD_RGB).view(1, 3, 1, 1)
-    variants = {"card (upstream mean/std, BGR into the graph)": lambda x: x,
-                # The human library puts RGB / 255 straight into the graph; the program reverses
-                # the channels in its first conv, so it gets them reversed here.
-                "RGB / 255 into the graph (human library)": lambda x: ((x * std + mean) / 255.0).flip(1)}
+    variants = {
+        "card (upstream mean/std, BGR into the graph)": lambda x: x,
+        # The human library puts RGB / 255 straight into the graph; the program reverses
+        # the channels in its first conv, so it gets them reversed here.
+        "RGB / 255 into the graph (human library)": lambda x: ((x * std + mean) / 255.0).flip(1),
+    }
     photos_out: dict[str, Any] = {}
     for p in photos:
         x = nd.preprocess(nd.load_rgb(str(p)))
@@ -114,8 +124,12 @@ def validate_nanodet(work: Path) -> dict[str, Any]:
         rgb = nd.load_rgb(str(p))
         x_bgr = nd.preprocess(rgb, bgr_order=True)
         np.save(work / f"nanodet_in{i}.npy", x_bgr.numpy())
-        runs.append({"inputs": {nd.INPUT_NAME: f"nanodet_in{i}.npy"},
-                     "outputs": {n: f"nanodet_out{i}_{k}.npy" for k, n in enumerate(names)}})
+        runs.append(
+            {
+                "inputs": {nd.INPUT_NAME: f"nanodet_in{i}.npy"},
+                "outputs": {n: f"nanodet_out{i}_{k}.npy" for k, n in enumerate(names)},
+            }
+        )
         inputs.append((p, rgb, x_bgr))
     log = run_tfjs(nd.model_json(), runs, work)
 
@@ -127,21 +141,35 @@ def validate_nanodet(work: Path) -> dict[str, Any]:
             scores, dists = (t.numpy() for t in program(nd.preprocess(rgb)))
         ref = [np.load(work / f"nanodet_out{i}_{k}.npy") for k in range(len(names))]
         outputs = [{"name": n, **compare(a, r)} for n, a, r in zip(names, mine, ref)]
-        fold_max = max(fold_max, float(np.abs(scores - np.concatenate(mine[0::2], 1)).max()),
-                       float(np.abs(dists - np.concatenate(mine[1::2], 1)).max()))
+        fold_max = max(
+            fold_max,
+            float(np.abs(scores - np.concatenate(mine[0::2], 1)).max()),
+            float(np.abs(dists - np.concatenate(mine[1::2], 1)).max()),
+        )
         dets = nd.decode(scores, dists, decode_cfg, nd.SIZE, nd.SIZE, labels)
-        dets_tfjs = nd.decode(np.concatenate(ref[0::2], 1), np.concatenate(ref[1::2], 1), decode_cfg,
-                              nd.SIZE, nd.SIZE, labels)
+        dets_tfjs = nd.decode(
+            np.concatenate(ref[0::2], 1), np.concatenate(ref[1::2], 1), decode_cfg, nd.SIZE, nd.SIZE, labels
+        )
         for d in dets:
             d["box_image"] = [round(v, 1) for v in nd.to_image_coords(d["box"], rgb.shape[:2])]
-        photo_reports.append({
-            "photo": p.name, "image_hw": list(rgb.shape[:2]), "outputs": outputs, "detections": dets,
-            "tfjs_detections_same": [(d["label"], round(d["score"], 3)) for d in dets] ==
-                                    [(d["label"], round(d["score"], 3)) for d in dets_tfjs],
-        })
-    return {"model": str(nd.model_json()), "photos": photo_reports, "rgb_fold_max_abs": fold_max,
-            "preprocess_check": preprocess_check(program, photos, labels),
-            "center_offset_check": flip_check(program, photos, decode_cfg, labels), "tfjs_log": log}
+        photo_reports.append(
+            {
+                "photo": p.name,
+                "image_hw": list(rgb.shape[:2]),
+                "outputs": outputs,
+                "detections": dets,
+                "tfjs_detections_same": [(d["label"], round(d["score"], 3)) for d in dets]
+                == [(d["label"], round(d["score"], 3)) for d in dets_tfjs],
+            }
+        )
+    return {
+        "model": str(nd.model_json()),
+        "photos": photo_reports,
+        "rgb_fold_max_abs": fold_max,
+        "preprocess_check": preprocess_check(program, photos, labels),
+        "center_offset_check": flip_check(program, photos, decode_cfg, labels),
+        "tfjs_log": log,
+    }
 
 
 def validate_selfie(work: Path) -> dict[str, Any]:
@@ -153,8 +181,9 @@ def validate_selfie(work: Path) -> dict[str, Any]:
     (in_name,) = graph.inputs
     (out_name,) = graph.outputs
     # Imported NCHW end to end: the NHWC Keras graph becomes a plain NCHW torch graph.
-    module = tfjs_graph.TfjsGraphModule(graph, input_perms={in_name: tfjs_graph.NHWC_TO_NCHW},
-                                        output_perms={out_name: tfjs_graph.NHWC_TO_NCHW}).eval()
+    module = tfjs_graph.TfjsGraphModule(
+        graph, input_perms={in_name: tfjs_graph.NHWC_TO_NCHW}, output_perms={out_name: tfjs_graph.NHWC_TO_NCHW}
+    ).eval()
     photos = [SKIMAGE_DATA / "astronaut.png", DARKNET_DATA / "person.jpg"]
     runs, xs = [], []
     for i, p in enumerate(photos):
@@ -173,9 +202,15 @@ def validate_selfie(work: Path) -> dict[str, Any]:
             (mine,) = module(x)
         ref = np.load(work / f"selfie_out{i}.npy").transpose(0, 3, 1, 2)
         a, r = mine.numpy() > 0.5, ref > 0.5
-        reports.append({"photo": p.name, "output": {"name": out_name, **compare(mine.numpy(), ref)},
-                        "foreground_fraction_tfjs": float(r.mean()), "foreground_fraction_torch": float(a.mean()),
-                        "mask_iou": float((a & r).sum() / max((a | r).sum(), 1))})
+        reports.append(
+            {
+                "photo": p.name,
+                "output": {"name": out_name, **compare(mine.numpy(), ref)},
+                "foreground_fraction_tfjs": float(r.mean()),
+                "foreground_fraction_torch": float(a.mean()),
+                "mask_iou": float((a & r).sum() / max((a | r).sum(), 1)),
+            }
+        )
     ops = sorted({n.op for n in graph.nodes.values()} - {"Const", "Placeholder"})
     return {"model": str(SELFIE_JSON), "ops": ops, "photos": reports, "tfjs_log": log}
 
@@ -183,8 +218,11 @@ def validate_selfie(work: Path) -> dict[str, Any]:
 def run(models: list[str] | None = None, quiet: bool = False) -> dict[str, Any]:
     models = models or ["nanodet", "selfie"]
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    report: dict[str, Any] = {"tfjs_version": tfjs_version(), "torch_version": torch.__version__,
-                              "tolerance_rel_l2": REL_L2_TOLERANCE}
+    report: dict[str, Any] = {
+        "tfjs_version": tfjs_version(),
+        "torch_version": torch.__version__,
+        "tolerance_rel_l2": REL_L2_TOLERANCE,
+    }
     with tempfile.TemporaryDirectory(prefix="tfjs_validate_") as tmp:
         work = Path(tmp)
         if "nanodet" in models:
@@ -223,14 +261,18 @@ def print_summary(report: dict[str, Any]) -> None:
             print(f"  same detections from the tfjs outputs: {photo['tfjs_detections_same']}")
         print(f"nanodet program (RGB, swap folded) vs graph on BGR: max abs {r['rgb_fold_max_abs']:.3g}")
         for off, v in r["center_offset_check"]["by_offset"].items():
-            print(f"nanodet flip check center_offset {off}: matched {v['matched']}, mean IoU {v['mean_iou']:.3f}, "
-                  f"median |dx| {v['median_abs_dx']:.2f} px")
+            print(
+                f"nanodet flip check center_offset {off}: matched {v['matched']}, mean IoU {v['mean_iou']:.3f}, "
+                f"median |dx| {v['median_abs_dx']:.2f} px"
+            )
     if "selfie" in report:
         for photo in report["selfie"]["photos"]:
             o = photo["output"]
-            print(f"selfie {photo['photo']}: {o['shape']} max abs {o['max_abs']:.3g} rel L2 {o['rel_l2']:.3g}; "
-                  f"foreground tfjs {photo['foreground_fraction_tfjs']:.3f} torch "
-                  f"{photo['foreground_fraction_torch']:.3f}, mask IoU {photo['mask_iou']:.4f}")
+            print(
+                f"selfie {photo['photo']}: {o['shape']} max abs {o['max_abs']:.3g} rel L2 {o['rel_l2']:.3g}; "
+                f"foreground tfjs {photo['foreground_fraction_tfjs']:.3f} torch "
+                f"{photo['foreground_fraction_torch']:.3f}, mask IoU {photo['mask_iou']:.4f}"
+            )
     print(f"worst rel L2 {worst_rel_l2(report):.3g} (tolerance {REL_L2_TOLERANCE})")
 
 
