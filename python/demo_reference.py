@@ -29,20 +29,19 @@ import json
 import math
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+import photos
+import stb_decode
+
 PYTHON_DIR = Path(__file__).resolve().parent
 ROOT = PYTHON_DIR.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
-
-import photos  # noqa: E402
-import stb_decode  # noqa: E402
 
 # Photos used by --all, per task (ids of python/photos.py).
 DEFAULT_PHOTOS = {
@@ -78,7 +77,7 @@ def photo_path(photo: str) -> str:
     return photos.path(photo) if photo in photos.PHOTOS else photo
 
 
-def geometry(input_cfg: Dict[str, Any], photo_h: int, photo_w: int) -> Dict[str, Any]:
+def geometry(input_cfg: dict[str, Any], photo_h: int, photo_w: int) -> dict[str, Any]:
     """Where the photo lands in the input tensor. Letterbox: s = min(H/h, W/w) in double,
     placed size round(w*s) x round(h*s) (Python round: half to even) clamped to 1..W / 1..H,
     offsets floor((W - placed_w)/2), floor((H - placed_h)/2)."""
@@ -87,18 +86,36 @@ def geometry(input_cfg: Dict[str, Any], photo_h: int, photo_w: int) -> Dict[str,
         raise ValueError(f"a photo of {photo_w}x{photo_h} pixels cannot be resized")
     mode = input_cfg.get("resize", "stretch")
     if mode == "stretch":
-        return {"letterbox": False, "photo_w": photo_w, "photo_h": photo_h, "input_w": W, "input_h": H,
-                "placed_w": W, "placed_h": H, "offset_x": 0, "offset_y": 0}
+        return {
+            "letterbox": False,
+            "photo_w": photo_w,
+            "photo_h": photo_h,
+            "input_w": W,
+            "input_h": H,
+            "placed_w": W,
+            "placed_h": H,
+            "offset_x": 0,
+            "offset_y": 0,
+        }
     if mode != "letterbox":
         raise ValueError(f"unknown resize {mode!r} (stretch or letterbox)")
     s = min(H / photo_h, W / photo_w)
     pw = min(max(int(round(photo_w * s)), 1), W)
     ph = min(max(int(round(photo_h * s)), 1), H)
-    return {"letterbox": True, "photo_w": photo_w, "photo_h": photo_h, "input_w": W, "input_h": H,
-            "placed_w": pw, "placed_h": ph, "offset_x": (W - pw) // 2, "offset_y": (H - ph) // 2}
+    return {
+        "letterbox": True,
+        "photo_w": photo_w,
+        "photo_h": photo_h,
+        "input_w": W,
+        "input_h": H,
+        "placed_w": pw,
+        "placed_h": ph,
+        "offset_x": (W - pw) // 2,
+        "offset_y": (H - ph) // 2,
+    }
 
 
-def preprocess(rgb: np.ndarray, input_cfg: Dict[str, Any], geom: Optional[Dict[str, Any]] = None) -> torch.Tensor:
+def preprocess(rgb: np.ndarray, input_cfg: dict[str, Any], geom: dict[str, Any] | None = None) -> torch.Tensor:
     """HxWx3 uint8 -> float32 [1, 3, H, W] per the card: bilinear half-pixel resize without
     antialias on float 0..255 RGB (to the placed size), letterbox fill around it, then
     x = (pixel * scale - mean[c]) / std[c]."""
@@ -106,13 +123,13 @@ def preprocess(rgb: np.ndarray, input_cfg: Dict[str, Any], geom: Optional[Dict[s
         raise ValueError(f"expected an HxWx3 uint8 image, got {rgb.dtype} {rgb.shape}")
     g = geom or geometry(input_cfg, rgb.shape[0], rgb.shape[1])
     x = torch.from_numpy(np.array(rgb, dtype=np.uint8, copy=True)).permute(2, 0, 1)[None].to(torch.float32)
-    x = F.interpolate(x, size=(g["placed_h"], g["placed_w"]), mode="bilinear", align_corners=False,
-                      antialias=False)
+    x = F.interpolate(x, size=(g["placed_h"], g["placed_w"]), mode="bilinear", align_corners=False, antialias=False)
     if g["letterbox"]:
-        fill = torch.tensor([float(v) for v in input_cfg.get("letterbox_fill", [114, 114, 114])],
-                            dtype=torch.float32).view(1, 3, 1, 1)
+        fill = torch.tensor(
+            [float(v) for v in input_cfg.get("letterbox_fill", [114, 114, 114])], dtype=torch.float32
+        ).view(1, 3, 1, 1)
         canvas = fill.expand(1, 3, g["input_h"], g["input_w"]).clone()
-        canvas[:, :, g["offset_y"]:g["offset_y"] + g["placed_h"], g["offset_x"]:g["offset_x"] + g["placed_w"]] = x
+        canvas[:, :, g["offset_y"] : g["offset_y"] + g["placed_h"], g["offset_x"] : g["offset_x"] + g["placed_w"]] = x
         x = canvas
     scale = float(input_cfg.get("scale", 1.0))
     mean = torch.tensor([float(v) for v in input_cfg.get("mean", [0, 0, 0])], dtype=torch.float32).view(1, 3, 1, 1)
@@ -120,7 +137,7 @@ def preprocess(rgb: np.ndarray, input_cfg: Dict[str, Any], geom: Optional[Dict[s
     return ((x * scale - mean) / std).contiguous()
 
 
-def to_photo(box: Sequence[float], g: Dict[str, Any]) -> List[float]:
+def to_photo(box: Sequence[float], g: dict[str, Any]) -> list[float]:
     """Input-tensor pixels -> photo pixels (exact inverse of the resize done), clamped to the photo."""
     sx, sy = g["photo_w"] / g["placed_w"], g["photo_h"] / g["placed_h"]
     cx = lambda v: min(max((v - g["offset_x"]) * sx, 0.0), float(g["photo_w"]))  # noqa: E731
@@ -139,7 +156,7 @@ def softmax(v: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
-def classify_top(output: np.ndarray, labels: Sequence[str], k: int = 5, logits: bool = True) -> List[Dict[str, Any]]:
+def classify_top(output: np.ndarray, labels: Sequence[str], k: int = 5, logits: bool = True) -> list[dict[str, Any]]:
     """Top-k of a [1, K] output: softmax first for "logits"; ties go to the lower class index."""
     p = np.asarray(output, dtype=np.float64).reshape(-1)
     if not np.all(np.isfinite(p)):
@@ -148,8 +165,7 @@ def classify_top(output: np.ndarray, labels: Sequence[str], k: int = 5, logits: 
     if logits:
         p = softmax(p)
     order = sorted(range(p.size), key=lambda i: (-p[i], i))[:k]
-    return [{"class": int(i), "label": labels[i] if i < len(labels) else str(i), "score": float(p[i])}
-            for i in order]
+    return [{"class": int(i), "label": labels[i] if i < len(labels) else str(i), "score": float(p[i])} for i in order]
 
 
 def iou(a: Sequence[float], b: Sequence[float]) -> float:
@@ -164,22 +180,23 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def nms(cands: List[Dict[str, Any]], iou_threshold: float, per_class: bool, max_detections: int) -> List[Dict[str, Any]]:
+def nms(
+    cands: list[dict[str, Any]], iou_threshold: float, per_class: bool, max_detections: int
+) -> list[dict[str, Any]]:
     """Greedy NMS. Candidates by descending score (equal scores keep their order); one is dropped
     when its IoU with a kept box (of the same class when per_class) is above iou_threshold."""
     order = sorted(range(len(cands)), key=lambda i: -cands[i]["score"])  # stable
-    kept: List[Dict[str, Any]] = []
+    kept: list[dict[str, Any]] = []
     for i in order:
         if len(kept) >= max_detections:
             break
         c = cands[i]
-        if all(iou(c["box"], k["box"]) <= iou_threshold for k in kept
-               if not per_class or k["class"] == c["class"]):
+        if all(iou(c["box"], k["box"]) <= iou_threshold for k in kept if not per_class or k["class"] == c["class"]):
             kept.append(c)
     return kept
 
 
-def best_first(cands: List[Dict[str, Any]], max_detections: int) -> List[Dict[str, Any]]:
+def best_first(cands: list[dict[str, Any]], max_detections: int) -> list[dict[str, Any]]:
     return sorted(cands, key=lambda c: -c["score"])[:max_detections]
 
 
@@ -190,7 +207,7 @@ def dfl_expectation(bins: np.ndarray) -> np.ndarray:
     return (e * np.arange(b.shape[-1])).sum(-1) / e.sum(-1)
 
 
-def dfl_cells(height: int, width: int, strides: Sequence[int], center_offset: float) -> Tuple[np.ndarray, np.ndarray]:
+def dfl_cells(height: int, width: int, strides: Sequence[int], center_offset: float) -> tuple[np.ndarray, np.ndarray]:
     """Cell centres [N, 2] (x, y input pixels) and the stride of each row, in the card's row
     order: stride by stride, then y-major, x-minor; ceil(H/s) x ceil(W/s) cells per stride."""
     centres, row_stride = [], []
@@ -202,8 +219,9 @@ def dfl_cells(height: int, width: int, strides: Sequence[int], center_offset: fl
     return np.concatenate(centres).astype(np.float64), np.concatenate(row_stride)
 
 
-def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: Dict[str, Any], height: int,
-                           width: int) -> List[Dict[str, Any]]:
+def decode_anchor_free_dfl(
+    scores: np.ndarray, boxes: np.ndarray, d: dict[str, Any], height: int, width: int
+) -> list[dict[str, Any]]:
     """scores [1, N, C], boxes [1, N, 4*(reg_max+1)] -> detections in input-tensor pixels
     (not clipped), after per-class NMS (or none), best first."""
     reg_max = int(d["reg_max"])
@@ -211,8 +229,10 @@ def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: Dict[str, A
     n = centres.shape[0]
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 3 or s.shape[1] != n:
-        raise ValueError(f"anchor_free_dfl: a {width}x{height} input with strides {d['strides']} has "
-                         f"{n} rows; the scores output is {list(s.shape)}")
+        raise ValueError(
+            f"anchor_free_dfl: a {width}x{height} input with strides {d['strides']} has "
+            f"{n} rows; the scores output is {list(s.shape)}"
+        )
     s = s[0]
     b = np.asarray(boxes, dtype=np.float64)
     if b.size != n * 4 * (reg_max + 1):
@@ -223,8 +243,15 @@ def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: Dict[str, A
     elif activation != "none":
         raise ValueError(f"unknown scores_activation {activation!r}")
     dist = dfl_expectation(b.reshape(n, 4, reg_max + 1)) * row_stride[:, None]  # left, top, right, bottom
-    xyxy = np.stack([centres[:, 0] - dist[:, 0], centres[:, 1] - dist[:, 1],
-                     centres[:, 0] + dist[:, 2], centres[:, 1] + dist[:, 3]], 1)
+    xyxy = np.stack(
+        [
+            centres[:, 0] - dist[:, 0],
+            centres[:, 1] - dist[:, 1],
+            centres[:, 0] + dist[:, 2],
+            centres[:, 1] + dist[:, 3],
+        ],
+        1,
+    )
     thr = float(d["score_threshold"])
     cands = []
     rows, classes = np.nonzero(s > thr)  # row-major: the same candidate order as the C++ decoder
@@ -238,7 +265,7 @@ def decode_anchor_free_dfl(scores: np.ndarray, boxes: np.ndarray, d: Dict[str, A
     return nms(cands, float(d["iou_threshold"]), True, max_det)
 
 
-def decode_boxes_scores(output: np.ndarray, d: Dict[str, Any], height: int, width: int) -> List[Dict[str, Any]]:
+def decode_boxes_scores(output: np.ndarray, d: dict[str, Any], height: int, width: int) -> list[dict[str, Any]]:
     """output [1, N, 4 + C] -> detections in input-tensor pixels. Each row gives one candidate:
     its best class (the first one on ties), kept when that score is above score_threshold."""
     o = np.asarray(output, dtype=np.float64)
@@ -253,8 +280,11 @@ def decode_boxes_scores(output: np.ndarray, d: Dict[str, Any], height: int, widt
     cands = []
     for r in np.nonzero(best > float(d["score_threshold"]))[0].tolist():
         a, b, c, e = o[r, :4]
-        box = ([(a - c / 2) * sx, (b - e / 2) * sy, (a + c / 2) * sx, (b + e / 2) * sy] if cxcywh
-               else [a * sx, b * sy, c * sx, e * sy])
+        box = (
+            [(a - c / 2) * sx, (b - e / 2) * sy, (a + c / 2) * sx, (b + e / 2) * sy]
+            if cxcywh
+            else [a * sx, b * sy, c * sx, e * sy]
+        )
         if not all(math.isfinite(v) for v in box):
             continue
         cands.append({"class": int(cls[r]), "score": float(best[r]), "box": [float(v) for v in box], "row": int(r)})
@@ -264,7 +294,7 @@ def decode_boxes_scores(output: np.ndarray, d: Dict[str, Any], height: int, widt
     return nms(cands, float(d.get("iou_threshold", BOXES_SCORES_IOU)), True, max_det)
 
 
-def segment_map(outputs: Sequence[np.ndarray], d: Dict[str, Any]) -> np.ndarray:
+def segment_map(outputs: Sequence[np.ndarray], d: dict[str, Any]) -> np.ndarray:
     """The card's channel of the [1, C, H', W'] output, raw (before any sigmoid), float32."""
     o = np.asarray(outputs[int(d.get("output", 0))])
     if o.ndim != 4:
@@ -272,12 +302,12 @@ def segment_map(outputs: Sequence[np.ndarray], d: Dict[str, Any]) -> np.ndarray:
     return o[0, int(d.get("channel", 0))].astype(np.float32)
 
 
-def foreground_fraction(m: np.ndarray, d: Dict[str, Any]) -> float:
+def foreground_fraction(m: np.ndarray, d: dict[str, Any]) -> float:
     p = 1.0 / (1.0 + np.exp(-m.astype(np.float64))) if d.get("kind") == "logit" else m.astype(np.float64)
     return float(np.mean(p >= float(d.get("threshold", 0.5))))
 
 
-def depth_range(m: np.ndarray, d: Dict[str, Any]) -> Tuple[float, float]:
+def depth_range(m: np.ndarray, d: dict[str, Any]) -> tuple[float, float]:
     """numpy's linear percentiles (low, high) of the map: the colour-map range."""
     n = d.get("normalise", {})
     lo, hi = float(n.get("low_percentile", 2)), float(n.get("high_percentile", 98))
@@ -290,12 +320,13 @@ def depth_range(m: np.ndarray, d: Dict[str, Any]) -> Tuple[float, float]:
 # ---------------------------------------------------------------------------------------------
 
 
-def registry() -> Dict[str, str]:
+def registry() -> dict[str, str]:
     from real_models import REGISTRY
+
     return dict(REGISTRY)
 
 
-def model_dirs(name: str) -> Tuple[Path, Path]:
+def model_dirs(name: str) -> tuple[Path, Path]:
     """(directory holding card.json, directory for the reference files)."""
     committed = ROOT / "models" / name
     if (committed / "card.json").is_file():
@@ -303,14 +334,16 @@ def model_dirs(name: str) -> Tuple[Path, Path]:
     cached = ROOT / ".cache" / "real-models" / name
     if (cached / "card.json").is_file():
         return cached, cached / "reference"
-    raise FileNotFoundError(f"no card.json for {name} in {committed} or {cached}; export the model first "
-                            f"(python/.venv/bin/python python/real_models/<module>.py)")
+    raise FileNotFoundError(
+        f"no card.json for {name} in {committed} or {cached}; export the model first "
+        f"(python/.venv/bin/python python/real_models/<module>.py)"
+    )
 
 
-def load_card(card_dir: Path) -> Dict[str, Any]:
+def load_card(card_dir: Path) -> dict[str, Any]:
     card = json.loads((card_dir / "card.json").read_text())
     if "labels" not in card and "labels_file" in card:
-        card["labels"] = [l.rstrip("\n") for l in (card_dir / card["labels_file"]).read_text().splitlines()]
+        card["labels"] = [line.rstrip("\n") for line in (card_dir / card["labels_file"]).read_text().splitlines()]
     return card
 
 
@@ -324,7 +357,7 @@ def load_model(name: str) -> torch.nn.Module:
     return model
 
 
-def run_eager(model: torch.nn.Module, x: torch.Tensor) -> List[np.ndarray]:
+def run_eager(model: torch.nn.Module, x: torch.Tensor) -> list[np.ndarray]:
     with torch.no_grad():
         out = model(x)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
@@ -343,8 +376,9 @@ def _r(v: float, step: float) -> float:
     return round(float(v), digits) if math.isfinite(v) else float(v)
 
 
-def reference_for(card: Dict[str, Any], outputs: List[np.ndarray], geom: Dict[str, Any],
-                  image: str) -> Tuple[str, Dict[str, Any], Optional[np.ndarray]]:
+def reference_for(
+    card: dict[str, Any], outputs: list[np.ndarray], geom: dict[str, Any], image: str
+) -> tuple[str, dict[str, Any], np.ndarray | None]:
     """(kind suffix, JSON document, map or None) for one photo's eager outputs."""
     d = card["decode"]
     task = card["task"]
@@ -352,8 +386,16 @@ def reference_for(card: Dict[str, Any], outputs: List[np.ndarray], geom: Dict[st
     labels = card.get("labels", [])
     if task == "classify":
         top = classify_top(outputs[int(d.get("output", 0))], labels, 5, d["kind"] == "logits")
-        return "classify", {"schema": "wgx-classify/1", "model": card["name"], "image": image,
-                            "top": [{**t, "score": _r(t["score"], 1e-6)} for t in top]}, None
+        return (
+            "classify",
+            {
+                "schema": "wgx-classify/1",
+                "model": card["name"],
+                "image": image,
+                "top": [{**t, "score": _r(t["score"], 1e-6)} for t in top],
+            },
+            None,
+        )
     header = {"model": card["name"], "image": image, "width": geom["photo_w"], "height": geom["photo_h"]}
     if task == "detect":
         if d["kind"] == "anchor_free_dfl":
@@ -365,14 +407,29 @@ def reference_for(card: Dict[str, Any], outputs: List[np.ndarray], geom: Dict[st
         out = []
         for det in dets:
             box = to_photo(det["box"], geom)
-            out.append({"class": det["class"], "label": labels[det["class"]] if det["class"] < len(labels) else str(det["class"]),
-                        "score": _r(det["score"], 1e-6), "box": [_r(v, 1e-3) for v in box]})
+            out.append(
+                {
+                    "class": det["class"],
+                    "label": labels[det["class"]] if det["class"] < len(labels) else str(det["class"]),
+                    "score": _r(det["score"], 1e-6),
+                    "box": [_r(v, 1e-3) for v in box],
+                }
+            )
         return "detect", {"schema": "wgx-detect/1", **header, "detections": out}, None
     if task == "segment":
         m = segment_map(outputs, d)
-        return "segment", {"schema": "wgx-segment/1", **header, "map": {"width": m.shape[1], "height": m.shape[0]},
-                           "threshold": float(d.get("threshold", 0.5)),
-                           "foreground_fraction": _r(foreground_fraction(m, d), 1e-6), "output": None}, m
+        return (
+            "segment",
+            {
+                "schema": "wgx-segment/1",
+                **header,
+                "map": {"width": m.shape[1], "height": m.shape[0]},
+                "threshold": float(d.get("threshold", 0.5)),
+                "foreground_fraction": _r(foreground_fraction(m, d), 1e-6),
+                "output": None,
+            },
+            m,
+        )
     if task == "depth":
         o = np.asarray(outputs[int(d.get("output", 0))])
         if o.ndim != 4 or o.shape[1] != 1:
@@ -380,15 +437,30 @@ def reference_for(card: Dict[str, Any], outputs: List[np.ndarray], geom: Dict[st
         m = o[0, 0].astype(np.float32)
         lo, hi = depth_range(m, d)
         n = d.get("normalise", {})
-        return "depth", {"schema": "wgx-depth/1", **header, "map": {"width": m.shape[1], "height": m.shape[0]},
-                         "larger_is": d.get("larger_is", "far"),
-                         "percentiles": [float(n.get("low_percentile", 2)), float(n.get("high_percentile", 98))],
-                         "range": [lo, hi], "output": None}, m
+        return (
+            "depth",
+            {
+                "schema": "wgx-depth/1",
+                **header,
+                "map": {"width": m.shape[1], "height": m.shape[0]},
+                "larger_is": d.get("larger_is", "far"),
+                "percentiles": [float(n.get("low_percentile", 2)), float(n.get("high_percentile", 98))],
+                "range": [lo, hi],
+                "output": None,
+            },
+            m,
+        )
     raise ValueError(f"unknown task {task!r}")
 
 
-def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", dump_input: Optional[str] = None,
-                    out_dir: Optional[Path] = None, model: Optional[torch.nn.Module] = None) -> List[Path]:
+def make_references(
+    name: str,
+    photo_list: Sequence[str],
+    decoder: str = "stb",
+    dump_input: str | None = None,
+    out_dir: Path | None = None,
+    model: torch.nn.Module | None = None,
+) -> list[Path]:
     card_dir, ref_dir = model_dirs(name)
     ref_dir = Path(out_dir) if out_dir else ref_dir
     card = load_card(card_dir)
@@ -397,7 +469,7 @@ def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", 
     ref_dir.mkdir(parents=True, exist_ok=True)
     if dump_input and len(photo_list) > 1 and "{photo}" not in dump_input:
         raise ValueError("--dump-input with several photos needs '{photo}' in the path")
-    written: List[Path] = []
+    written: list[Path] = []
     for photo in photo_list:
         rgb = load_photo(photo, decoder)
         geom = geometry(card["input"], rgb.shape[0], rgb.shape[1])
@@ -410,9 +482,13 @@ def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", 
             written.append(p)
         outputs = run_eager(model, x)
         kind, doc, m = reference_for(card, outputs, geom, photo_path(photo))
-        doc["reference"] = {"by": "python/demo_reference.py", "decoder": "libstb (stb_image 2.27)" if decoder == "stb" else "Pillow",
-                            "torch": torch.__version__, "card_sha256": card_sha,
-                            "input_geometry": {k: geom[k] for k in ("placed_w", "placed_h", "offset_x", "offset_y")}}
+        doc["reference"] = {
+            "by": "python/demo_reference.py",
+            "decoder": "libstb (stb_image 2.27)" if decoder == "stb" else "Pillow",
+            "torch": torch.__version__,
+            "card_sha256": card_sha,
+            "input_geometry": {k: geom[k] for k in ("placed_w", "placed_h", "offset_x", "offset_y")},
+        }
         p = ref_dir / f"{stem}.{kind}.json"
         p.write_text(json.dumps(doc, indent=1) + "\n")
         written.append(p)
@@ -423,17 +499,27 @@ def make_references(name: str, photo_list: Sequence[str], decoder: str = "stb", 
     return written
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", action="append", default=[], help="registered model name (repeatable)")
     ap.add_argument("--photo", action="append", default=[], help="photo id of python/photos.py or a path (repeatable)")
     ap.add_argument("--all", action="store_true", help="every registered model with an exported card, default photos")
-    ap.add_argument("--decoder", choices=("stb", "pil"), default="stb",
-                    help="image decoder (stb = the demos' decoder; pil only to study the difference)")
-    ap.add_argument("--dump-input", help="save the preprocessed input tensor [1,3,H,W] float32 .npy here "
-                                         "('{photo}' in the path is replaced by the photo id)")
-    ap.add_argument("--out-dir", help="write the reference files into OUT_DIR/<model>/ instead of the default "
-                                      "place (the layout WGX_DEMO_REFERENCES reads)")
+    ap.add_argument(
+        "--decoder",
+        choices=("stb", "pil"),
+        default="stb",
+        help="image decoder (stb = the demos' decoder; pil only to study the difference)",
+    )
+    ap.add_argument(
+        "--dump-input",
+        help="save the preprocessed input tensor [1,3,H,W] float32 .npy here "
+        "('{photo}' in the path is replaced by the photo id)",
+    )
+    ap.add_argument(
+        "--out-dir",
+        help="write the reference files into OUT_DIR/<model>/ instead of the default "
+        "place (the layout WGX_DEMO_REFERENCES reads)",
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     names = list(args.model)

@@ -35,20 +35,18 @@ import shutil
 import sys
 import warnings
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-from executorch.exir import to_edge_transform_and_lower
 from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
+from executorch.exir import to_edge_transform_and_lower
 from executorch.version import __version__ as executorch_version
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import inspect_pte  # noqa: E402
+import inspect_pte
 
 # ---------------------------------------------------------------------------
 # Models
@@ -169,17 +167,17 @@ class TwoInputs(nn.Module):
 class Spec:
     name: str
     description: str
-    covers: List[str]
+    covers: list[str]
     make: Callable[[], nn.Module]
-    input_shapes: List[Tuple[int, ...]]
+    input_shapes: list[tuple[int, ...]]
     # Standard deviation of each random-normal input.
-    input_scale: List[float] = field(default_factory=list)
+    input_scale: list[float] = field(default_factory=list)
     # When True a vulkan.pte with leftover kernel calls is accepted (and
     # marked in meta.json); otherwise it is an error.
     allow_partial: bool = False
 
 
-SPECS: List[Spec] = [
+SPECS: list[Spec] = [
     Spec(
         "add_mm",
         "out = (a + 1.5*b) @ c on three [2,2] inputs (seed program)",
@@ -190,8 +188,7 @@ SPECS: List[Spec] = [
     Spec(
         "conv",
         "Conv2d 3->8, k3, stride 2, pad 1, bias, then ReLU; odd input 17x15",
-        ["aten.convolution (strided, padded, bias)", "relu (fused as clamp by Vulkan)",
-         "constants in named data"],
+        ["aten.convolution (strided, padded, bias)", "relu (fused as clamp by Vulkan)", "constants in named data"],
         ConvRelu,
         [(1, 3, 17, 15)],
     ),
@@ -220,8 +217,12 @@ SPECS: List[Spec] = [
     Spec(
         "pooling",
         "three outputs: max_pool2d k3 s2 p1, avg_pool2d k2, adaptive_avg_pool2d to 1x1",
-        ["max_pool2d_with_indices (padding)", "avg_pool2d (odd size floors)",
-         "adaptive avg pool 1x1 (mean over H,W)", "multiple graph outputs"],
+        [
+            "max_pool2d_with_indices (padding)",
+            "avg_pool2d (odd size floors)",
+            "adaptive avg pool 1x1 (mean over H,W)",
+            "multiple graph outputs",
+        ],
         Pooling,
         [(1, 4, 13, 11)],
     ),
@@ -273,7 +274,7 @@ def model_seed(name: str) -> int:
     return zlib.crc32(name.encode()) & 0x7FFFFFFF
 
 
-def make_inputs(spec: Spec, seed: int) -> List[torch.Tensor]:
+def make_inputs(spec: Spec, seed: int) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(seed + 1)
     out = []
     for i, shape in enumerate(spec.input_shapes):
@@ -284,7 +285,7 @@ def make_inputs(spec: Spec, seed: int) -> List[torch.Tensor]:
     return out
 
 
-def as_tuple(x) -> Tuple[torch.Tensor, ...]:
+def as_tuple(x) -> tuple[torch.Tensor, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
@@ -305,7 +306,7 @@ def rel_l2(a: np.ndarray, ref: np.ndarray) -> float:
     return num / den if den > 0 else num
 
 
-def error_stats(a: np.ndarray, ref: np.ndarray) -> Dict[str, float]:
+def error_stats(a: np.ndarray, ref: np.ndarray) -> dict[str, float]:
     a64 = a.astype(np.float64)
     r64 = ref.astype(np.float64)
     max_abs = float(np.max(np.abs(a64 - r64))) if a.size else 0.0
@@ -317,7 +318,7 @@ def error_stats(a: np.ndarray, ref: np.ndarray) -> Dict[str, float]:
     }
 
 
-def run_plain_on_executorch(pte: bytes, inputs: Sequence[torch.Tensor]) -> Optional[List[np.ndarray]]:
+def run_plain_on_executorch(pte: bytes, inputs: Sequence[torch.Tensor]) -> list[np.ndarray] | None:
     """Run plain.pte with ExecuTorch's own CPU runtime (portable kernels)."""
     try:
         from executorch.runtime import Runtime
@@ -332,7 +333,7 @@ def run_plain_on_executorch(pte: bytes, inputs: Sequence[torch.Tensor]) -> Optio
         return None
 
 
-def export_one(spec: Spec, out_root: str) -> Dict:
+def export_one(spec: Spec, out_root: str) -> dict:
     seed = model_seed(spec.name)
     torch.manual_seed(seed)
     model = spec.make().eval()
@@ -379,7 +380,7 @@ def export_one(spec: Spec, out_root: str) -> Dict:
     if et_outs is not None:
         et_check = [error_stats(o, e.numpy()) for o, e in zip(et_outs, expected)]
 
-    def vk_summary(s: Dict) -> Dict:
+    def vk_summary(s: dict) -> dict:
         vds = s["vulkan_delegates"]
         return {
             "delegate_op_names": [v["op_names"] for v in vds],
@@ -430,9 +431,7 @@ def export_one(spec: Spec, out_root: str) -> Dict:
             "fully_delegated": fully,
             "kernel_calls": leftover,
             "instruction_kinds": [p["instruction_kinds"] for p in vs["execution_plans"]],
-            "delegate_locations": [
-                dd["location"] for p in vs["execution_plans"] for dd in p["delegates"]
-            ],
+            "delegate_locations": [dd["location"] for p in vs["execution_plans"] for dd in p["delegates"]],
             "named_data_count": vs["named_data"]["count"],
             **vk_summary(vs),
         },
@@ -481,11 +480,10 @@ def write_index(out_root: str) -> None:
         f.write(inspect_pte.to_json({"generator": "python/export.py", "fixtures": entries}) + "\n")
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export the test fixture models.")
     ap.add_argument("--out", default="tests/fixtures", help="output directory (default tests/fixtures)")
-    ap.add_argument("--only", action="append", default=[], metavar="NAME",
-                    help="export only this model (repeatable)")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME", help="export only this model (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the model names and exit")
     ap.add_argument("-v", "--verbose", action="store_true", help="keep executorch's INFO logging")
     args = ap.parse_args(argv)
@@ -517,8 +515,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"[export] {s.name}: FAILED: {e}", flush=True)
             continue
         v = m["vulkan"]
-        print(f"    vulkan.pte {v['size']} B, fully delegated: {v['fully_delegated']}, "
-              f"ops: {v['delegate_op_names']}")
+        print(f"    vulkan.pte {v['size']} B, fully delegated: {v['fully_delegated']}, ops: {v['delegate_op_names']}")
         print(f"    plain.pte  {m['plain']['size']} B, kernels: {m['plain']['kernel_calls']}")
     write_index(args.out)
     if failures:

@@ -47,18 +47,16 @@ import sys
 import time
 import warnings
 import zlib
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-import inspect_pte  # noqa: E402
-import list_ops  # noqa: E402
-import op_cases  # noqa: E402
-from op_cases import Case, Inp  # noqa: E402
+import inspect_pte
+import list_ops
+import op_cases
+from op_cases import Case, Inp
 
 SCRIPT = "python/export_ops.py"
 
@@ -91,7 +89,7 @@ def _init() -> None:
         fn = getattr(entry, "get_graphs_fn", None)
         if fn is None:
             continue
-        memo: Dict[str, Any] = {}
+        memo: dict[str, Any] = {}
 
         def cached(fn=fn, memo=memo):
             if "graphs" not in memo:
@@ -122,38 +120,44 @@ def _vulkan_partitioner(extra_keep: Sequence):
     return KeepOpsVulkanPartitioner()
 
 
-def export_modes(case: Case) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+def export_modes(case: Case) -> tuple[dict[str, Any], dict[str, Any]]:
     """How vulkan.pte and plain.pte are made: (vulkan kwargs + label, plain kwargs + label)."""
     from executorch.exir import EdgeCompileConfig
 
     names = [str(o) for o in case.preserve]
     if case.path == "standard":
-        return ({"keep": [], "config": None, "label": "standard"},
-                {"config": None, "label": "standard"})
+        return ({"keep": [], "config": None, "label": "standard"}, {"config": None, "label": "standard"})
     if case.path == "skip_dim_order":
         label = "EdgeCompileConfig(_skip_dim_order=True)"
-        return ({"keep": [], "config": EdgeCompileConfig(_skip_dim_order=True), "label": label},
-                {"config": EdgeCompileConfig(_skip_dim_order=True), "label": label})
+        return (
+            {"keep": [], "config": EdgeCompileConfig(_skip_dim_order=True), "label": label},
+            {"config": EdgeCompileConfig(_skip_dim_order=True), "label": label},
+        )
     if case.path == "preserve":
         if case.where == "vulkan":
-            vk = {"keep": list(case.preserve), "config": None,
-                  "label": f"VulkanPartitioner with ops_to_not_decompose += {names}"}
+            vk = {
+                "keep": list(case.preserve),
+                "config": None,
+                "label": f"VulkanPartitioner with ops_to_not_decompose += {names}",
+            }
         else:
             vk = {"keep": [], "config": None, "label": "standard"}
         if case.preserve_plain:
-            pl = {"config": EdgeCompileConfig(preserve_ops=list(case.preserve)),
-                  "label": f"EdgeCompileConfig(preserve_ops={names})"}
+            pl = {
+                "config": EdgeCompileConfig(preserve_ops=list(case.preserve)),
+                "label": f"EdgeCompileConfig(preserve_ops={names})",
+            }
         else:
             pl = {"config": None, "label": "standard"}
         return vk, pl
     raise ValueError(f"unknown export path {case.path!r}")
 
 
-def lower(module: torch.nn.Module, inputs: Sequence[torch.Tensor], vulkan: bool, mode: Dict[str, Any]) -> bytes:
+def lower(module: torch.nn.Module, inputs: Sequence[torch.Tensor], vulkan: bool, mode: dict[str, Any]) -> bytes:
     from executorch.exir import to_edge_transform_and_lower
 
     ep = torch.export.export(module, tuple(inputs), strict=True)
-    kwargs: Dict[str, Any] = {}
+    kwargs: dict[str, Any] = {}
     if mode["config"] is not None:
         kwargs["compile_config"] = mode["config"]
     if vulkan:
@@ -198,11 +202,11 @@ def make_input(spec: Inp, g: torch.Generator) -> torch.Tensor:
     return t
 
 
-def as_tuple(x) -> Tuple[torch.Tensor, ...]:
+def as_tuple(x) -> tuple[torch.Tensor, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def error_stats(a: np.ndarray, ref: np.ndarray) -> Dict[str, float]:
+def error_stats(a: np.ndarray, ref: np.ndarray) -> dict[str, float]:
     """Same measures as python/export.py: relative L2, max abs, max abs over max |ref|."""
     a64 = a.astype(np.float64)
     r64 = ref.astype(np.float64)
@@ -235,8 +239,11 @@ def run_plain_on_executorch(pte: bytes, inputs: Sequence[torch.Tensor]):
             return [o.detach().numpy().copy() for o in outs], None
         except Exception as e:  # informative only
             log.seek(0)
-            lines = [ln for ln in log.read().decode(errors="replace").splitlines()
-                     if "Missing operator" in ln or "Check failed" in ln]
+            lines = [
+                ln
+                for ln in log.read().decode(errors="replace").splitlines()
+                if "Missing operator" in ln or "Check failed" in ln
+            ]
             msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             return None, msg + (f" ({lines[0].split('] ', 1)[-1]})" if lines else "")
         finally:
@@ -250,18 +257,19 @@ def run_plain_on_executorch(pte: bytes, inputs: Sequence[torch.Tensor]):
 # ---------------------------------------------------------------------------
 
 
-def _plain_calls(summary: Dict[str, Any]) -> List[Dict[str, Any]]:
+def _plain_calls(summary: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for p in summary["execution_plans"]:
         for c in p["chains"]:
             for ins in c["instructions"]:
                 if ins["kind"] == "KernelCall":
-                    out.append({"kernel": ins["op"], "op": list_ops.kernel_to_functional(ins["op"]),
-                                "args": ins["args_desc"]})
+                    out.append(
+                        {"kernel": ins["op"], "op": list_ops.kernel_to_functional(ins["op"]), "args": ins["args_desc"]}
+                    )
     return out
 
 
-def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> Dict[str, Any]:
+def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> dict[str, Any]:
     _init()
     name = case_dir(case, all_ops)
     seed = seed_of(name)
@@ -283,8 +291,11 @@ def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> Dict[str, 
     ps = inspect_pte.summarize(plain_pte)
 
     vulkan_ops = [n for v in vs["vulkan_delegates"] for n in v["op_names"]]
-    chain = [{"delegate": d, "name": c["name"], "args": c["args_desc"]}
-             for d, v in enumerate(vs["vulkan_delegates"]) for c in v["chain"]]
+    chain = [
+        {"delegate": d, "name": c["name"], "args": c["args_desc"]}
+        for d, v in enumerate(vs["vulkan_delegates"])
+        for c in v["chain"]
+    ]
     leftover = inspect_pte.kernel_op_names(vs)
     leftover_ops = [list_ops.kernel_to_functional(k) for k in leftover]
     plain_calls = _plain_calls(ps)
@@ -325,9 +336,11 @@ def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> Dict[str, 
     if et_outs is not None:
         et_check = [error_stats(o, e.numpy()) for o, e in zip(et_outs, expected)]
 
-    def vk_io(ids_key: str) -> List[List[Dict[str, Any]]]:
-        return [[{"dims": v["values"][i]["dims"], "dtype": v["values"][i]["dtype"]} for i in v[ids_key]]
-                for v in vs["vulkan_delegates"]]
+    def vk_io(ids_key: str) -> list[list[dict[str, Any]]]:
+        return [
+            [{"dims": v["values"][i]["dims"], "dtype": v["values"][i]["dtype"]} for i in v[ids_key]]
+            for v in vs["vulkan_delegates"]
+        ]
 
     import executorch.version
 
@@ -352,8 +365,13 @@ def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> Dict[str, 
             for i, (t, s) in enumerate(zip(inputs, case.inputs))
         ],
         "outputs": [
-            {"file": f"expected_{i}.npy", "file64": f"expected64_{i}.npy", "shape": list(t.shape),
-             "dtype": str(t.numpy().dtype), "dtype64": str(t64.numpy().dtype)}
+            {
+                "file": f"expected_{i}.npy",
+                "file64": f"expected64_{i}.npy",
+                "shape": list(t.shape),
+                "dtype": str(t.numpy().dtype),
+                "dtype64": str(t64.numpy().dtype),
+            }
             for i, (t, t64) in enumerate(zip(expected, expected64))
         ],
         "vulkan_ops": vulkan_ops,
@@ -391,16 +409,16 @@ def export_case(case: Case, out_root: str, all_ops: Sequence[str]) -> Dict[str, 
 
 # Worker side of --jobs: each process builds the case list itself (modules hold lambdas)
 # and finds its cases by directory name.
-_worker_cases: Dict[str, Case] = {}
+_worker_cases: dict[str, Case] = {}
 
 
-def _worker_init(all_ops: List[str]) -> None:
+def _worker_init(all_ops: list[str]) -> None:
     global _worker_cases
     _init()
     _worker_cases = {case_dir(c, all_ops): c for c in op_cases.cases()}
 
 
-def _worker_run(name: str, out_root: str, all_ops: List[str]) -> Tuple[str, Optional[Dict], Optional[str], float]:
+def _worker_run(name: str, out_root: str, all_ops: list[str]) -> tuple[str, dict | None, str | None, float]:
     t0 = time.time()
     try:
         return name, export_case(_worker_cases[name], out_root, all_ops), None, time.time() - t0
@@ -414,22 +432,23 @@ def _worker_run(name: str, out_root: str, all_ops: List[str]) -> Tuple[str, Opti
 # ---------------------------------------------------------------------------
 
 
-def write_index(out_root: str, regs: List[list_ops.RegisteredOp], all_cases: List[Case]) -> Dict[str, Any]:
+def write_index(out_root: str, regs: list[list_ops.RegisteredOp], all_cases: list[Case]) -> dict[str, Any]:
     all_ops = [r.name for r in regs]
-    metas: Dict[str, Dict[str, Any]] = {}
+    metas: dict[str, dict[str, Any]] = {}
     for c in all_cases:
         name = case_dir(c, all_ops)
         p = os.path.join(out_root, name, "meta.json")
         if os.path.isfile(p):
             with open(p) as fh:
                 metas[name] = json.load(fh)
-    ops: Dict[str, Any] = {}
-    without: Dict[str, str] = {}
+    ops: dict[str, Any] = {}
+    without: dict[str, str] = {}
     for r in regs:
         own = sorted(n for n, m in metas.items() if m["op"] == r.name)
-        seen = sorted(n for n, m in metas.items() if m["op"] != r.name and
-                      (r.name in m["vulkan_ops"] or r.name in m["plain_ops"]))
-        entry: Dict[str, Any] = {
+        seen = sorted(
+            n for n, m in metas.items() if m["op"] != r.name and (r.name in m["vulkan_ops"] or r.name in m["plain_ops"])
+        )
+        entry: dict[str, Any] = {
             "primary": r.primary,
             "source": r.file,
             "cases": own,
@@ -442,14 +461,19 @@ def write_index(out_root: str, regs: List[list_ops.RegisteredOp], all_cases: Lis
             without[r.name] = entry["reason"]
         ops[r.name] = entry
     not_standard = {
-        n: {"cases": e["cases"], "checked_in": e["checked_in"],
-            "how": sorted({metas[c]["export"]["plain" if metas[c]["checked_in"] == "plain" else "vulkan"]
-                           for c in e["cases"]})}
-        for n, e in ops.items() if e["cases"] and "standard" not in e["export_paths"]
+        n: {
+            "cases": e["cases"],
+            "checked_in": e["checked_in"],
+            "how": sorted(
+                {metas[c]["export"]["plain" if metas[c]["checked_in"] == "plain" else "vulkan"] for c in e["cases"]}
+            ),
+        }
+        for n, e in ops.items()
+        if e["cases"] and "standard" not in e["export_paths"]
     }
     # Against the registry as it is now (meta.json's unregistered_ops is as of its export).
     registered = set(all_ops)
-    unregistered: Dict[str, List[str]] = {}
+    unregistered: dict[str, list[str]] = {}
     for n, m in sorted(metas.items()):
         used = m["vulkan_ops"] + m["vulkan"]["kernel_call_ops"] + m["plain_ops"]
         for u in sorted({u for u in used if u not in registered}):
@@ -466,9 +490,16 @@ def write_index(out_root: str, regs: List[list_ops.RegisteredOp], all_cases: Lis
         "plain_only": sorted(n for n, e in ops.items() if e["checked_in"] == ["plain"]),
         "unregistered_ops_in_cases": unregistered,
         "cases": [
-            {"dir": n, "op": m["op"], "case": m["case"], "checked_in": m["checked_in"],
-             "export_path": m["export_path"], "fully_delegated": m["fully_delegated"],
-             "vulkan_ops": m["vulkan_ops"], "plain_kernels": m["plain_kernels"]}
+            {
+                "dir": n,
+                "op": m["op"],
+                "case": m["case"],
+                "checked_in": m["checked_in"],
+                "export_path": m["export_path"],
+                "fully_delegated": m["fully_delegated"],
+                "vulkan_ops": m["vulkan_ops"],
+                "plain_kernels": m["plain_kernels"],
+            }
             for n, m in sorted(metas.items())
         ],
     }
@@ -482,17 +513,24 @@ def write_index(out_root: str, regs: List[list_ops.RegisteredOp], all_cases: Lis
 # ---------------------------------------------------------------------------
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export the single-op fixtures (tests/ops).")
     ap.add_argument("--out", default="tests/ops", help="output directory (default tests/ops)")
-    ap.add_argument("--only", action="append", default=[], metavar="PATTERN",
-                    help="only case directories matching this glob, or containing it (repeatable); "
-                         "index.json still lists every case already on disk")
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="only case directories matching this glob, or containing it (repeatable); "
+        "index.json still lists every case already on disk",
+    )
     ap.add_argument("--list", action="store_true", help="list registered ops and cases, then exit")
-    ap.add_argument("--strict", action="store_true",
-                    help="fail when a registered op name has no case (and no reason for it)")
-    ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                    help="export processes (default: min(2, CPUs))")
+    ap.add_argument(
+        "--strict", action="store_true", help="fail when a registered op name has no case (and no reason for it)"
+    )
+    ap.add_argument(
+        "-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1), help="export processes (default: min(2, CPUs))"
+    )
     args = ap.parse_args(argv)
 
     regs = list_ops.registered_ops()
@@ -503,8 +541,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if c.op in all_ops:
             all_cases.append(c)
         else:
-            print(f"[export_ops] warning: skipping case {c.op} / {c.case}: {c.op} is not registered",
-                  file=sys.stderr)
+            print(f"[export_ops] warning: skipping case {c.op} / {c.case}: {c.op} is not registered", file=sys.stderr)
             if args.strict:
                 problems.append(f"case {c.op} / {c.case}: not a registered op name")
     names = [case_dir(c, all_ops) for c in all_cases]
@@ -521,8 +558,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     for n in missing:
         # Ops are added to src/ops all the time: a new one without a case is a warning (it is
         # listed in index.json), an error only with --strict.
-        print(f"[export_ops] warning: {n} is registered but has no case in python/op_cases.py",
-              file=sys.stderr)
+        print(f"[export_ops] warning: {n} is registered but has no case in python/op_cases.py", file=sys.stderr)
         if args.strict:
             problems.append(f"{n}: registered, but no case and no reason in op_cases.NOT_PRODUCIBLE")
     if problems:
@@ -538,8 +574,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"{n:48s} (no case) {why}")
         return 0
 
-    todo = [i for i, n in enumerate(names)
-            if not args.only or any(fnmatch.fnmatch(n, p) or p in n for p in args.only)]
+    todo = [i for i, n in enumerate(names) if not args.only or any(fnmatch.fnmatch(n, p) or p in n for p in args.only)]
     if not todo:
         print(f"[export_ops] nothing matches {args.only}", file=sys.stderr)
         return 2
@@ -554,12 +589,15 @@ def main(argv: Optional[List[str]] = None) -> int:
                 shutil.rmtree(os.path.join(args.out, d))
 
     t_start = time.time()
-    print(f"[export_ops] {len(all_ops)} registered op names; exporting {len(todo)} of {len(all_cases)} "
-          f"cases with {args.jobs} process(es)", flush=True)
-    failures: List[str] = []
+    print(
+        f"[export_ops] {len(all_ops)} registered op names; exporting {len(todo)} of {len(all_cases)} "
+        f"cases with {args.jobs} process(es)",
+        flush=True,
+    )
+    failures: list[str] = []
     done = 0
 
-    def report(name: str, meta: Optional[Dict], err: Optional[str], dt: float) -> None:
+    def report(name: str, meta: dict | None, err: str | None, dt: float) -> None:
         nonlocal done
         done += 1
         head = f"[{done:3d}/{len(todo)}] {name:44s} {dt:5.1f}s"
@@ -582,8 +620,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             report(names[i], meta, err, time.time() - t0)
     else:
         ctx = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx, initializer=_worker_init,
-                                    initargs=(all_ops,)) as pool:
+        with cf.ProcessPoolExecutor(
+            max_workers=args.jobs, mp_context=ctx, initializer=_worker_init, initargs=(all_ops,)
+        ) as pool:
             futs = [pool.submit(_worker_run, names[i], args.out, all_ops) for i in todo]
             for fut in cf.as_completed(futs):
                 report(*fut.result())
@@ -593,11 +632,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     total = 0
     for root, _, files in os.walk(args.out):
         total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
-    print(f"[export_ops] {index['num_cases']} cases on disk; {index['with_case']}/{index['registered_op_names']} "
-          f"registered op names have a case; {total / 1e6:.2f} MB under {args.out}; {elapsed:.0f} s")
+    print(
+        f"[export_ops] {index['num_cases']} cases on disk; {index['with_case']}/{index['registered_op_names']} "
+        f"registered op names have a case; {total / 1e6:.2f} MB under {args.out}; {elapsed:.0f} s"
+    )
     if args.only:
-        print(f"[export_ops] (--only: index.json lists the cases on disk; "
-              f"{len(index['without_case'])} registered names have none there)")
+        print(
+            f"[export_ops] (--only: index.json lists the cases on disk; "
+            f"{len(index['without_case'])} registered names have none there)"
+        )
     else:
         for n, why in index["without_case"].items():
             print(f"[export_ops] no case: {n}: {why}")

@@ -7,6 +7,7 @@ storage and weights, float32 sums inside the kernels). Usage:
 
     python/.venv/bin/python python/float16_reference.py mobilenet_v2 resnet50 [--full]
 """
+
 import argparse
 import copy
 import sys
@@ -41,8 +42,10 @@ def main(argv=None) -> int:
             ref = first_output(copy.deepcopy(model).double()(x.double()))
             out = first_output(copy.deepcopy(model).half()(x.half())).double()
         d = out - ref
-        print(f"{name}: PyTorch float16 vs float64: rel L2 {(d.norm() / ref.norm()).item():.4g}, "
-              f"max abs rel {(d.abs().max() / ref.abs().max()).item():.4g}")
+        print(
+            f"{name}: PyTorch float16 vs float64: rel L2 {(d.norm() / ref.norm()).item():.4g}, "
+            f"max abs rel {(d.abs().max() / ref.abs().max()).item():.4g}"
+        )
     return 0
 
 

@@ -4,6 +4,7 @@ its family. An op name counts as covered only with a single-op fixture.
 
     python3 python/gen_ops_md.py --wgx build/wgx --out docs/OPS.md
 """
+
 import argparse
 import json
 import pathlib
@@ -20,8 +21,7 @@ def registered(wgx):
 
 def float16_ops(wgx):
     """Names of the ops that take float16 tensors (ProgramOptions::float16 hands them float16)."""
-    out = subprocess.run([wgx, "ops", "--float16"], check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run([wgx, "ops", "--float16"], check=True, capture_output=True, text=True).stdout
     return {line.strip() for line in out.splitlines() if line.strip()}
 
 
@@ -98,16 +98,22 @@ def main():
         lines.append(
             f"| `{name}` | {', '.join(f'`{a}`' for a in aliases)} | "
             f"{'yes' if name in half else ''} | {src or ''} | "
-            f"{TESTS_BY_FAMILY.get(family, '')} | {', '.join(fixtures) if fixtures else none_text(name)} |")
+            f"{TESTS_BY_FAMILY.get(family, '')} | {', '.join(fixtures) if fixtures else none_text(name)} |"
+        )
     missing = [n for n in names if not cases.get(n) and not n.startswith(OWN_PREFIX)]
     own = [n for n in names if n.startswith(OWN_PREFIX)]
     lines += ["", "## Names without a single-op fixture", ""]
     lines += [f"- `{n}`" for n in missing] or ["None."]
-    lines += ["", "## The engine's own ops", "",
-              f"Names under `{OWN_PREFIX}` are made by the engine's graph passes",
-              "(src/program/passes), never by an exporter, so no single-op fixture can hold",
-              "them; their unit tests compare them with float64 references, and every model",
-              "fixture whose graph has the pattern runs them against PyTorch's output.", ""]
+    lines += [
+        "",
+        "## The engine's own ops",
+        "",
+        f"Names under `{OWN_PREFIX}` are made by the engine's graph passes",
+        "(src/program/passes), never by an exporter, so no single-op fixture can hold",
+        "them; their unit tests compare them with float64 references, and every model",
+        "fixture whose graph has the pattern runs them against PyTorch's output.",
+        "",
+    ]
     lines += [f"- `{n}`" for n in own] or ["None."]
     pathlib.Path(args.out).write_text("\n".join(lines) + "\n")
     print(f"{args.out}: {len(names)} names, {covered} with fixtures")

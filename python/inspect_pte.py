@@ -30,24 +30,26 @@ import re
 import struct
 import sys
 import tempfile
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from executorch.exir._serialize._flatbuffer import _flatc_decompile
+
 try:
     from executorch.exir._serialize._flatbuffer_program import _flatbuffer_to_program
 except ImportError:  # executorch < 1.5 (e.g. 1.2, which matches the H200 machine's torch 2.11)
     from executorch.exir._serialize._flatbuffer import _program_flatbuffer_to_json
     from executorch.exir._serialize._program import _json_to_program
 
-    def _flatbuffer_to_program(data: bytes) -> "et_schema.Program":
+    def _flatbuffer_to_program(data: bytes) -> et_schema.Program:
         return _json_to_program(_program_flatbuffer_to_json(data))
-from executorch.exir._serialize._program import _get_extended_header
-from executorch.exir import schema as et_schema
+
 
 import executorch.backends.vulkan.serialization as vk_serialization_pkg
 from executorch.backends.vulkan.serialization.vulkan_graph_serialize import (
     VulkanDelegateHeader,
 )
+from executorch.exir import schema as et_schema
+from executorch.exir._serialize._program import _get_extended_header
 
 UINT64_MAX = (1 << 64) - 1
 
@@ -67,11 +69,11 @@ def _scalar_type_name(v: Any) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _evalue_dict(ev: et_schema.EValue) -> Dict[str, Any]:
+def _evalue_dict(ev: et_schema.EValue) -> dict[str, Any]:
     """Structured description of one program EValue."""
     v = ev.val
     kind = type(v).__name__
-    out: Dict[str, Any] = {"type": kind}
+    out: dict[str, Any] = {"type": kind}
     if isinstance(v, et_schema.Tensor):
         out["dtype"] = _scalar_type_name(v.scalar_type)
         out["sizes"] = list(v.sizes)
@@ -106,7 +108,7 @@ def _evalue_dict(ev: et_schema.EValue) -> Dict[str, Any]:
     return out
 
 
-def _resolve_lists(values: List[Dict[str, Any]]) -> None:
+def _resolve_lists(values: list[dict[str, Any]]) -> None:
     """Add 'value' (the integers) to every program IntList whose items index Ints."""
     for d in values:
         if d["type"] == "IntList":
@@ -117,7 +119,7 @@ def _resolve_lists(values: List[Dict[str, Any]]) -> None:
             d["value"] = d.pop("items")
 
 
-def _evalue_short(idx: int, d: Dict[str, Any]) -> str:
+def _evalue_short(idx: int, d: dict[str, Any]) -> str:
     """One-line rendering of an EValue, e.g. '3:Tensor FLOAT[2, 2] mem1+48'."""
     t = d["type"]
     if t == "Tensor":
@@ -145,7 +147,7 @@ def _evalue_short(idx: int, d: Dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------
 
 
-def parse_vh00_header(blob: bytes) -> Dict[str, Any]:
+def parse_vh00_header(blob: bytes) -> dict[str, Any]:
     """Decode the 30-byte VH00 header at the start of a Vulkan delegate blob."""
     if len(blob) < 30:
         raise ValueError(f"Vulkan blob too short for a VH00 header ({len(blob)} bytes)")
@@ -175,7 +177,7 @@ def parse_vh00_header(blob: bytes) -> Dict[str, Any]:
     return hdr
 
 
-def vkgraph_flatbuffer_to_json(fb: bytes) -> Dict[str, Any]:
+def vkgraph_flatbuffer_to_json(fb: bytes) -> dict[str, Any]:
     """VkGraph flatbuffer -> dict, through flatc and the wheel's schema.fbs."""
     schema = importlib.resources.files(vk_serialization_pkg).joinpath("schema.fbs").read_bytes()
     with tempfile.TemporaryDirectory() as d:
@@ -187,7 +189,7 @@ def vkgraph_flatbuffer_to_json(fb: bytes) -> Dict[str, Any]:
             f.write(fb)
         # --raw-binary: accept the buffer even if the identifier check fails.
         _flatc_decompile(d, schema_path, bin_path, ["--raw-binary"])
-        with open(os.path.join(d, "graph.json"), "r") as f:
+        with open(os.path.join(d, "graph.json")) as f:
             text = f.read()
     try:
         return json.loads(text)
@@ -201,16 +203,16 @@ def vkgraph_flatbuffer_to_json(fb: bytes) -> Dict[str, Any]:
 _FLATC_NONFINITE = re.compile(r"(?<=[:\[,\s])([+-]?)(nan|inf|infinity)(?=[\s,\]}])", re.IGNORECASE)
 
 
-def _flatc_nonfinite_repl(m: "re.Match[str]") -> str:
+def _flatc_nonfinite_repl(m: re.Match[str]) -> str:
     if m.group(2).lower() == "nan":
         return "NaN"
     return ("-" if m.group(1) == "-" else "") + "Infinity"
 
 
-def _vk_value_dict(v: Dict[str, Any]) -> Dict[str, Any]:
+def _vk_value_dict(v: dict[str, Any]) -> dict[str, Any]:
     kind = v.get("value_type", "NONE")
     body = v.get("value") or {}
-    out: Dict[str, Any] = {"type": kind}
+    out: dict[str, Any] = {"type": kind}
     if kind == "VkTensor":
         out["dtype"] = body.get("datatype")
         out["dims"] = body.get("dims", [])
@@ -237,7 +239,7 @@ def _vk_value_dict(v: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def _vk_value_short(idx: int, d: Dict[str, Any]) -> str:
+def _vk_value_short(idx: int, d: dict[str, Any]) -> str:
     t = d["type"]
     if t == "VkTensor":
         s = f"{idx}:Tensor {d['dtype']}{d['dims']}"
@@ -251,7 +253,7 @@ def _vk_value_short(idx: int, d: Dict[str, Any]) -> str:
     return f"{idx}:{t}({json.dumps(d.get('value'))})"
 
 
-def summarize_vulkan_blob(blob: bytes, full: bool = True) -> Dict[str, Any]:
+def summarize_vulkan_blob(blob: bytes, full: bool = True) -> dict[str, Any]:
     hdr = parse_vh00_header(blob)
     fb = blob[hdr["flatbuffer_offset"] : hdr["flatbuffer_offset"] + hdr["flatbuffer_size"]]
     g = vkgraph_flatbuffer_to_json(fb)
@@ -285,10 +287,10 @@ def summarize_vulkan_blob(blob: bytes, full: bool = True) -> Dict[str, Any]:
             }
         )
     tensors = [d for d in values if d["type"] == "VkTensor"]
-    type_counts: Dict[str, int] = {}
+    type_counts: dict[str, int] = {}
     for d in values:
         type_counts[d["type"]] = type_counts.get(d["type"], 0) + 1
-    out: Dict[str, Any] = {
+    out: dict[str, Any] = {
         "header": hdr,
         "flatbuffer_identifier": fb[4:8].decode("latin-1") if len(fb) >= 8 else None,
         "version": g.get("version"),
@@ -316,7 +318,7 @@ def summarize_vulkan_blob(blob: bytes, full: bool = True) -> Dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
-def summarize(path_or_bytes, full: bool = True) -> Dict[str, Any]:
+def summarize(path_or_bytes, full: bool = True) -> dict[str, Any]:
     if isinstance(path_or_bytes, (bytes, bytearray)):
         data = bytes(path_or_bytes)
         name = None
@@ -325,7 +327,7 @@ def summarize(path_or_bytes, full: bool = True) -> Dict[str, Any]:
         with open(name, "rb") as f:
             data = f.read()
 
-    summary: Dict[str, Any] = {}
+    summary: dict[str, Any] = {}
     if name:
         summary["file"] = name
     summary["file_size"] = len(data)
@@ -352,7 +354,7 @@ def summarize(path_or_bytes, full: bool = True) -> Dict[str, Any]:
     summary["program_version"] = program.version
 
     # Segments and what uses them.
-    seg_users: Dict[int, List[str]] = {}
+    seg_users: dict[int, list[str]] = {}
 
     def seg_bytes(i: int) -> bytes:
         s = program.segments[i]
@@ -365,7 +367,7 @@ def summarize(path_or_bytes, full: bool = True) -> Dict[str, Any]:
         values = [_evalue_dict(v) for v in plan.values]
         _resolve_lists(values)
         ops = [f"{o.name}.{o.overload}" if o.overload else o.name for o in plan.operators]
-        kinds: Dict[str, int] = {}
+        kinds: dict[str, int] = {}
         chains = []
         for c in plan.chains:
             instrs = []
@@ -373,7 +375,7 @@ def summarize(path_or_bytes, full: bool = True) -> Dict[str, Any]:
                 a = ins.instr_args
                 kind = type(a).__name__
                 kinds[kind] = kinds.get(kind, 0) + 1
-                item: Dict[str, Any] = {"kind": kind}
+                item: dict[str, Any] = {"kind": kind}
                 if isinstance(a, et_schema.KernelCall):
                     item["op_index"] = a.op_index
                     item["op"] = ops[a.op_index] if 0 <= a.op_index < len(ops) else None
@@ -395,9 +397,7 @@ def summarize(path_or_bytes, full: bool = True) -> Dict[str, Any]:
                 blob = bytes(program.backend_delegate_data[d.processed.index].data)
             else:
                 blob = seg_bytes(d.processed.index)
-                seg_users.setdefault(d.processed.index, []).append(
-                    f"plan{p_idx}.delegate{d_idx}:{d.id}"
-                )
+                seg_users.setdefault(d.processed.index, []).append(f"plan{p_idx}.delegate{d_idx}:{d.id}")
             delegates.append(
                 {
                     "index": d_idx,
@@ -405,16 +405,14 @@ def summarize(path_or_bytes, full: bool = True) -> Dict[str, Any]:
                     "location": loc.name,
                     "data_index": d.processed.index,
                     "size": len(blob),
-                    "compile_specs": {
-                        cs.key: bytes(cs.value).hex() for cs in (d.compile_specs or [])
-                    },
+                    "compile_specs": {cs.key: bytes(cs.value).hex() for cs in (d.compile_specs or [])},
                 }
             )
             if d.id == "VulkanBackend":
                 vs = summarize_vulkan_blob(blob, full=full)
                 vulkan.append(dict(plan=plan.name, delegate_index=d_idx, **vs))
 
-        pd: Dict[str, Any] = {
+        pd: dict[str, Any] = {
             "name": plan.name,
             "inputs": list(plan.inputs),
             "outputs": list(plan.outputs),
@@ -444,10 +442,7 @@ def summarize(path_or_bytes, full: bool = True) -> Dict[str, Any]:
     summary["constant_buffer_count"] = len(program.constant_buffer or [])
     summary["backend_delegate_data_count"] = len(program.backend_delegate_data or [])
     summary["mutable_data_segments"] = (
-        [
-            {"segment_index": m.segment_index, "num_offsets": len(m.offsets)}
-            for m in program.mutable_data_segments
-        ]
+        [{"segment_index": m.segment_index, "num_offsets": len(m.offsets)} for m in program.mutable_data_segments]
         if program.mutable_data_segments
         else []
     )
@@ -476,11 +471,11 @@ def summarize(path_or_bytes, full: bool = True) -> Dict[str, Any]:
 # Small helpers used by export.py -------------------------------------------
 
 
-def delegate_op_names(summary: Dict[str, Any]) -> List[List[str]]:
+def delegate_op_names(summary: dict[str, Any]) -> list[list[str]]:
     return [v["op_names"] for v in summary["vulkan_delegates"]]
 
 
-def kernel_op_names(summary: Dict[str, Any]) -> List[str]:
+def kernel_op_names(summary: dict[str, Any]) -> list[str]:
     out = []
     for p in summary["execution_plans"]:
         for c in p["chains"]:
@@ -490,7 +485,7 @@ def kernel_op_names(summary: Dict[str, Any]) -> List[str]:
     return out
 
 
-def is_fully_delegated(summary: Dict[str, Any]) -> bool:
+def is_fully_delegated(summary: dict[str, Any]) -> bool:
     for p in summary["execution_plans"]:
         kinds = p["instruction_kinds"]
         if set(kinds) != {"DelegateCall"}:
@@ -505,7 +500,9 @@ def to_json(obj: Any, indent: int = 1) -> str:
         if isinstance(o, list):
             return all(not isinstance(x, (list, dict)) for x in o)
         if isinstance(o, dict):
-            return len(o) <= 12 and all(not isinstance(x, (list, dict)) or (isinstance(x, list) and flat(x)) for x in o.values())
+            return len(o) <= 12 and all(
+                not isinstance(x, (list, dict)) or (isinstance(x, list) and flat(x)) for x in o.values()
+            )
         return True
 
     def rec(o: Any, level: int) -> str:
@@ -522,7 +519,7 @@ def to_json(obj: Any, indent: int = 1) -> str:
     return rec(obj, 0)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pte", help="path to a .pte file")
     ap.add_argument("--full", action="store_true", help="include full value tables")

@@ -35,8 +35,7 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass, asdict
-from typing import Dict, List, Optional
+from dataclasses import asdict, dataclass
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,17 +43,20 @@ _OP_NAME = r"[a-z_][a-z0-9_]*\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+"
 _WGX_OP = re.compile(r"^\s*WGX_OP\(\s*([A-Za-z0-9_]+)\s*\)", re.M)
 _NAME = re.compile(r"\bname\s*\(\s*\)\s*const\s*override\s*\{\s*return\s*\"(" + _OP_NAME + r")\"\s*;", re.S)
 _ALIASES = re.compile(r"\baliases\s*\(\s*\)\s*const\s*override\s*\{\s*return\s*\{([^}]*)\}\s*;", re.S)
-_SPEC = re.compile(r"\bstatic\s+const\s+[A-Za-z_][A-Za-z0-9_:<>]*\s+[A-Za-z_][A-Za-z0-9_]*\s*[({]\s*\{?\s*\"(" + _OP_NAME + r")\"", re.S)
+_SPEC = re.compile(
+    r"\bstatic\s+const\s+[A-Za-z_][A-Za-z0-9_:<>]*\s+[A-Za-z_][A-Za-z0-9_]*\s*[({]\s*\{?\s*\"(" + _OP_NAME + r")\"",
+    re.S,
+)
 _LITERAL = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"")
 _OP_LITERAL = re.compile(r"^" + _OP_NAME + r"$")
 
 
 @dataclass
 class RegisteredOp:
-    name: str      # graph name, e.g. "aten.add.Tensor"
-    primary: str   # the op's name() (== name unless this is an alias)
-    op: str        # op_list.def entry, e.g. "add"
-    file: str      # source file, relative to the repository root
+    name: str  # graph name, e.g. "aten.add.Tensor"
+    primary: str  # the op's name() (== name unless this is an alias)
+    op: str  # op_list.def entry, e.g. "add"
+    file: str  # source file, relative to the repository root
 
 
 def _strip_comments(src: str) -> str:
@@ -81,13 +83,13 @@ def _strip_comments(src: str) -> str:
     return "".join(out)
 
 
-def registered_ops(repo: str = REPO) -> List[RegisteredOp]:
+def registered_ops(repo: str = REPO) -> list[RegisteredOp]:
     src_ops = os.path.join(repo, "src", "ops")
     with open(os.path.join(src_ops, "op_list.def")) as f:
         entries = _WGX_OP.findall(_strip_comments(f.read()))
     # Which file defines `const Op& <fn>_op()`.
-    defs: Dict[str, str] = {}
-    sources: Dict[str, str] = {}
+    defs: dict[str, str] = {}
+    sources: dict[str, str] = {}
     define = re.compile(r"\bconst\s+Op\s*&\s*([A-Za-z0-9_]+)_op\s*\(\s*\)\s*\{")
     for root, _, files in os.walk(src_ops):
         for fn in sorted(files):
@@ -100,8 +102,8 @@ def registered_ops(repo: str = REPO) -> List[RegisteredOp]:
             sources[rel] = text
             for m in define.finditer(text):
                 defs[m.group(1)] = rel
-    out: List[RegisteredOp] = []
-    errors: List[str] = []
+    out: list[RegisteredOp] = []
+    errors: list[str] = []
     for e in entries:
         rel = defs.get(e)
         if rel is None:
@@ -109,7 +111,7 @@ def registered_ops(repo: str = REPO) -> List[RegisteredOp]:
             continue
         text = sources[rel]
         primary = _NAME.findall(text) + _SPEC.findall(text)
-        aliases: List[str] = []
+        aliases: list[str] = []
         for body in _ALIASES.findall(text):
             aliases += [s for s in _LITERAL.findall(body)]
         if len(primary) != 1:
@@ -121,7 +123,7 @@ def registered_ops(repo: str = REPO) -> List[RegisteredOp]:
             errors.append(f"{rel}: op-like string literals not recognised as name/alias: {stray}")
         for nm in names:
             out.append(RegisteredOp(nm, primary[0], e, rel))
-    seen: Dict[str, RegisteredOp] = {}
+    seen: dict[str, RegisteredOp] = {}
     for r in out:
         if r.name in seen:
             errors.append(f"{r.name} registered twice ({seen[r.name].file}, {r.file})")
@@ -132,10 +134,10 @@ def registered_ops(repo: str = REPO) -> List[RegisteredOp]:
 
 
 _EXCEPTION = re.compile(r'\{\s*"([A-Za-z0-9_:.]+)"\s*,\s*\{\s*"([A-Za-z0-9_.]+)"')
-_exceptions_cache: Dict[str, Dict[str, str]] = {}
+_exceptions_cache: dict[str, dict[str, str]] = {}
 
 
-def kernel_exceptions(repo: str = REPO) -> Dict[str, str]:
+def kernel_exceptions(repo: str = REPO) -> dict[str, str]:
     """'aten::add.out' -> 'aten.add.Tensor' for every entry of the C++ exceptions table."""
     if repo not in _exceptions_cache:
         path = os.path.join(repo, "src", "program", "pte", "kernel_names.cpp")
@@ -159,7 +161,7 @@ def kernel_to_functional(kernel: str, repo: str = REPO) -> str:
     name, _, overload = kernel.rpartition(".") if "." in kernel.split("::")[-1] else (kernel, "", "")
     prim = "executorch_prim::"
     if name.startswith(prim) and overload in ("Scalar", "default", ""):
-        return name[len(prim):]
+        return name[len(prim) :]
     if overload in ("", "out"):
         overload = "default"
     elif overload.endswith("_out"):
@@ -167,12 +169,17 @@ def kernel_to_functional(kernel: str, repo: str = REPO) -> str:
     return name.replace("::", ".") + "." + overload
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", action="store_true", help="JSON with primary name, op_list entry and file")
     ap.add_argument("--repo", default=REPO, help="repository root (default: this checkout)")
-    ap.add_argument("--kernel", action="append", default=[], metavar="NAME.OVERLOAD",
-                    help="print the functional op the engine reads a KernelCall as (repeatable)")
+    ap.add_argument(
+        "--kernel",
+        action="append",
+        default=[],
+        metavar="NAME.OVERLOAD",
+        help="print the functional op the engine reads a KernelCall as (repeatable)",
+    )
     args = ap.parse_args(argv)
     if args.kernel:
         for k in args.kernel:

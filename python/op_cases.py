@@ -25,8 +25,8 @@ needs otherwise (Inp.kind).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 import torch.nn as nn
@@ -37,7 +37,7 @@ A = torch.ops.aten
 
 @dataclass(frozen=True)
 class Inp:
-    shape: Tuple[int, ...]
+    shape: tuple[int, ...]
     # normal: randn * scale; positive: U(lo, lo + scale); away0: sign * (lo + |randn| * scale);
     # halves: randn * scale rounded to multiples of 0.5 (ties for round());
     # int: randint(lo, hi) of `dtype`; bool: randn > 0.
@@ -56,29 +56,29 @@ def P(*shape, lo=0.1, scale=3.0) -> Inp:
     return Inp(tuple(shape), "positive", lo=lo, scale=scale)
 
 
-def I(*shape, lo=-8, hi=9, dtype=torch.int32) -> Inp:
+def I(*shape, lo=-8, hi=9, dtype=torch.int32) -> Inp:  # noqa: E743  (N, P, I: the case table's input kinds)
     return Inp(tuple(shape), "int", dtype=dtype, lo=lo, hi=hi)
 
 
 @dataclass
 class Case:
-    op: str                          # registered op name this case checks
-    case: str                        # variant slug (directory suffix)
-    desc: str                        # what the variant exercises
+    op: str  # registered op name this case checks
+    case: str  # variant slug (directory suffix)
+    desc: str  # what the variant exercises
     make: Callable[[], nn.Module]
-    inputs: List[Inp]
+    inputs: list[Inp]
     # "vulkan": op must be in the VkGraph chain of vulkan.pte. "plain": the Vulkan partitioner
     # does not take it; it must be a KernelCall of plain.pte (read by the engine as `op`).
     where: str = "vulkan"
-    path: str = "standard"           # standard | preserve | skip_dim_order
+    path: str = "standard"  # standard | preserve | skip_dim_order
     # preserve path: OpOverloads kept from decomposition. vulkan.pte keeps them through the
     # partitioner's ops_to_not_decompose only when where == "vulkan" (the partitioner must then
     # take them); otherwise vulkan.pte is the standard export.
-    preserve: List = field(default_factory=list)
+    preserve: list = field(default_factory=list)
     # plain.pte keeps them through EdgeCompileConfig(preserve_ops); False where the op has no
     # out variant (aten.max_pool2d), so plain.pte cannot keep it and is the standard export.
     preserve_plain: bool = True
-    note: str = ""                   # anything surprising about this case
+    note: str = ""  # anything surprising about this case
 
 
 class Fn(nn.Module):
@@ -98,8 +98,7 @@ def f(fn: Callable, **attrs) -> Callable[[], nn.Module]:
     """Factory of an Fn module (attrs may be factories, called at construction)."""
 
     def make():
-        return Fn(fn, **{k: (v() if callable(v) and not isinstance(v, nn.Module) else v)
-                         for k, v in attrs.items()})
+        return Fn(fn, **{k: (v() if callable(v) and not isinstance(v, nn.Module) else v) for k, v in attrs.items()})
 
     return make
 
@@ -136,12 +135,15 @@ def convt(*a, **k) -> Callable[[], nn.Module]:
     return lambda: nn.ConvTranspose2d(*a, **k)
 
 
-def cases() -> List[Case]:
-    C: List[Case] = []
+def cases() -> list[Case]:
+    C: list[Case] = []
 
     def add(*a, **k):
         C.append(Case(*a, **k))
 
+    # The cases are a table, one add() per case, read across; the formatter would put every
+    # argument of a long call on its own line (about three times as many lines).
+    # fmt: off
     # ------------------------------------------------------------------ elementwise binary
     add("aten.add.Tensor", "same_shape", "x + y, [3,5,7]", f(lambda s, x, y: x + y), [N(3, 5, 7), N(3, 5, 7)])
     add("aten.add.Tensor", "broadcast", "x [2,3,5] + y [3,1] (broadcast on both sides)",
@@ -310,15 +312,16 @@ def cases() -> List[Case]:
 
     # ------------------------------------------------------------------ convolution
     cv = "aten.convolution.default"
-    add(cv, "k3", "Conv2d 3->5 k3 (stride 1, no padding), bias", f(lambda s, x: s.c(x), c=conv(3, 5, 3)), [N(1, 3, 9, 7)])
+    add(cv, "k3", "Conv2d 3->5 k3 (stride 1, no padding), bias", f(lambda s, x: s.c(x), c=conv(3, 5, 3)),
+        [N(1, 3, 9, 7)])
     add(cv, "stride2_pad1", "Conv2d 3->6 k3 s2 p1", f(lambda s, x: s.c(x), c=conv(3, 6, 3, stride=2, padding=1)),
         [N(1, 3, 11, 9)])
     add(cv, "asym", "Conv2d 4->3 k(3,2) s(2,1) p(1,0)",
         f(lambda s, x: s.c(x), c=conv(4, 3, (3, 2), stride=(2, 1), padding=(1, 0))), [N(1, 4, 9, 7)])
-    add(cv, "dilation2", "Conv2d 3->4 k3 dilation 2 padding 2", f(lambda s, x: s.c(x), c=conv(3, 4, 3, dilation=2, padding=2)),
-        [N(1, 3, 9, 11)])
-    add(cv, "groups2", "Conv2d 4->6 k3 groups 2 padding 1", f(lambda s, x: s.c(x), c=conv(4, 6, 3, groups=2, padding=1)),
-        [N(1, 4, 7, 9)])
+    add(cv, "dilation2", "Conv2d 3->4 k3 dilation 2 padding 2",
+        f(lambda s, x: s.c(x), c=conv(3, 4, 3, dilation=2, padding=2)), [N(1, 3, 9, 11)])
+    add(cv, "groups2", "Conv2d 4->6 k3 groups 2 padding 1",
+        f(lambda s, x: s.c(x), c=conv(4, 6, 3, groups=2, padding=1)), [N(1, 4, 7, 9)])
     add(cv, "depthwise", "depthwise Conv2d 6->6 k3 groups 6 padding 1",
         f(lambda s, x: s.c(x), c=conv(6, 6, 3, groups=6, padding=1)), [N(1, 6, 9, 7)])
     add(cv, "depthwise_stride2", "depthwise Conv2d 5->5 k5 s2 p2 groups 5",
@@ -642,7 +645,8 @@ def cases() -> List[Case]:
             unary(lambda x, fn=fn: fn(x, (0, 2), keepdim=True)), [N(3, 5, 7)])
         add(op, "dims0_2", f"torch.{nm}(x, (0, 2))", unary(lambda x, fn=fn: fn(x, (0, 2))), [N(3, 5, 7)],
             where="plain", note=red_note)
-    for op, fn, nm in [("aten.argmax.default", torch.argmax, "argmax"), ("aten.argmin.default", torch.argmin, "argmin")]:
+    for op, fn, nm in [("aten.argmax.default", torch.argmax, "argmax"),
+                       ("aten.argmin.default", torch.argmin, "argmin")]:
         add(op, "last_dim", f"torch.{nm}(x, -1) (int64 output)", unary(lambda x, fn=fn: fn(x, -1)), [N(3, 5, 7)])
         add(op, "dim1_keepdim", f"torch.{nm}(x, 1, keepdim=True)", unary(lambda x, fn=fn: fn(x, 1, keepdim=True)),
             [N(3, 5, 7)])
@@ -712,24 +716,27 @@ def cases() -> List[Case]:
     add("aten.matmul.default", "batched", "torch.matmul(a [2,3,5], b [2,5,4]), kept from decomposition",
         f(lambda s, a, b: torch.matmul(a, b)), [N(2, 3, 5), N(2, 5, 4)], where="plain", path="preserve",
         preserve=[A.matmul.default])
+    # fmt: on
     return C
 
 
 # Registered names no module can make the exporter emit, and why (checked by export_ops.py:
 # each must really have no case).
-NOT_PRODUCIBLE: Dict[str, str] = {
+NOT_PRODUCIBLE: dict[str, str] = {
     "aten._unsafe_view.default": (
         "torch.export does emit it (a reshape that needs a copy, or "
         "torch.ops.aten._unsafe_view called directly), but ExecuTorch's edge dialect rewrites "
         "every view op to its *_copy form: vulkan.pte carries aten.view_copy.default and plain.pte "
         "aten::view_copy.out, also with EdgeCompileConfig(preserve_ops=[aten._unsafe_view.default]) "
-        "(tried: no error, still view_copy); the Vulkan partitioner has no _unsafe_view either"),
+        "(tried: no error, still view_copy); the Vulkan partitioner has no _unsafe_view either"
+    ),
     "aten.alias.default": (
         "torch.ops.aten.alias in forward() is exported as aten.alias, but ExecuTorch's edge "
         "dialect rewrites it to aten.alias_copy.default (plain.pte: aten::alias_copy.out, which the "
         "alias_copy case checks), also with preserve_ops (tried); the Vulkan backend then removes "
         "alias/alias_copy/clone of unchanged shape and dtype (RemoveRedundantOpsTransform), so "
-        "no VkGraph holds either"),
+        "no VkGraph holds either"
+    ),
 }
 
 

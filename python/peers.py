@@ -21,8 +21,10 @@ they are flagged, never hidden). A peer that cannot run a model is recorded with
 The two ONNX Runtime packages install the same module, so each runs in its own interpreter
 (python/peers_ort.py, numpy + onnxruntime only). Set them up once:
 
-    python3 -m venv .cache/venv-ort-cpu && .cache/venv-ort-cpu/bin/pip install -r python/requirements-peers-ort-cpu.txt
-    python3 -m venv .cache/venv-ort-webgpu && .cache/venv-ort-webgpu/bin/pip install -r python/requirements-peers-ort-webgpu.txt
+    python3 -m venv .cache/venv-ort-cpu
+    .cache/venv-ort-cpu/bin/pip install -r python/requirements-peers-ort-cpu.txt
+    python3 -m venv .cache/venv-ort-webgpu
+    .cache/venv-ort-webgpu/bin/pip install -r python/requirements-peers-ort-webgpu.txt
     python/.venv/bin/pip install -r python/requirements-peers-export.txt     # torch.onnx.export needs onnx
 
 Run (lavapipe needs XDG_RUNTIME_DIR):
@@ -48,25 +50,23 @@ import os
 import sys
 import time
 import traceback
-from typing import Dict, List, Optional
 
 import numpy as np
+import torch
+
+import export as fixtures  # error_stats: the project's error measure
+import export_models  # the model builders and seeded inputs of the exported set
+import peers_report as report
+from peers_runners import RUNNERS, PeerUnavailable, as_numpy, describe
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import torch  # noqa: E402
-
-import export as fixtures  # noqa: E402  (error_stats: the project's error measure)
-import export_models  # noqa: E402  (the model builders and seeded inputs of the exported set)
-import peers_report as report  # noqa: E402
-from peers_runners import RUNNERS, PeerUnavailable, as_numpy, describe  # noqa: E402
 
 CPU_PEERS = ["wgx", "torch_cpu", "xnnpack", "ort_cpu", "ort_webgpu"]
 CUDA_PEERS = ["torch_cuda", "torch_cuda_graph"]
 
 
-def numbered(prefix: str) -> List[str]:
+def numbered(prefix: str) -> list[str]:
     """prefix_0.npy, prefix_1.npy, ... as long as they exist, in index order."""
     files = []
     while os.path.isfile(f"{prefix}_{len(files)}.npy"):
@@ -94,18 +94,18 @@ class ModelCase:
             self.input_files.append(os.path.join(self.work, f"input_{i}.npy"))
             np.save(self.input_files[-1], a)
         self._module = None
-        self._reference: Optional[List[np.ndarray]] = None
+        self._reference: list[np.ndarray] | None = None
         # Made here, outside any no_grad/inference_mode block, so that every runner can use them.
         self._torch_inputs = [torch.from_numpy(a.copy()) for a in self.inputs]
 
-    def _read_meta(self) -> Optional[Dict]:
+    def _read_meta(self) -> dict | None:
         path = os.path.join(self.model_dir, "meta.json")
         if not os.path.isfile(path):
             return None
         with open(path) as f:
             return json.load(f)
 
-    def _load_inputs(self) -> List[np.ndarray]:
+    def _load_inputs(self) -> list[np.ndarray]:
         """The exported model's own input when there is one (wgx's program was checked on it)."""
         path = os.path.join(self.model_dir, "input_0.npy")
         if os.path.isfile(path):
@@ -119,13 +119,13 @@ class ModelCase:
             print(f"    module built in {time.perf_counter() - t:.1f} s", flush=True)
         return self._module
 
-    def torch_inputs(self) -> List[torch.Tensor]:
+    def torch_inputs(self) -> list[torch.Tensor]:
         return self._torch_inputs
 
     def num_outputs(self) -> int:
         return len(self.reference())
 
-    def reference(self) -> List[np.ndarray]:
+    def reference(self) -> list[np.ndarray]:
         """PyTorch eager fp32 outputs on the input, computed once and kept in the work folder
         (a later call that runs only other peers reuses them without building the module)."""
         if self._reference is None:
@@ -139,17 +139,16 @@ class ModelCase:
                     np.save(os.path.join(self.work, f"reference_{i}.npy"), o)
         return self._reference
 
-    def limits(self) -> List[float]:
+    def limits(self) -> list[float]:
         """Per output: max(1e-4, 4 x PyTorch's fp32-vs-fp64 error), the model tests' limit."""
         errs = (self.meta or {}).get("torch_fp32_vs_fp64") or []
         return [max(1e-4, 4 * errs[i]["rel_l2"]) if i < len(errs) else 1e-4 for i in range(self.num_outputs())]
 
 
-def check(outputs: List[np.ndarray], case: ModelCase) -> Dict:
+def check(outputs: list[np.ndarray], case: ModelCase) -> dict:
     ref = case.reference()
     if len(outputs) != len(ref):
-        return {"rel_l2": float("inf"), "flagged": True,
-                "problem": f"{len(outputs)} outputs, PyTorch gives {len(ref)}"}
+        return {"rel_l2": float("inf"), "flagged": True, "problem": f"{len(outputs)} outputs, PyTorch gives {len(ref)}"}
     per, flagged, problems = [], False, []
     for i, (o, r, lim) in enumerate(zip(outputs, ref, case.limits())):
         if o.shape != r.shape:
@@ -167,7 +166,7 @@ def check(outputs: List[np.ndarray], case: ModelCase) -> Dict:
     return out
 
 
-def golden_check(case: ModelCase) -> Optional[Dict]:
+def golden_check(case: ModelCase) -> dict | None:
     """The rebuilt module against the exporter's saved golden: if they differ, the module is
     not the one in vulkan.pte (another torch, another builder) and wgx's error means little."""
     files = numbered(os.path.join(case.model_dir, "expected"))
@@ -176,10 +175,17 @@ def golden_check(case: ModelCase) -> Optional[Dict]:
     return check([np.load(f) for f in files], case)
 
 
-def measure(peer: str, case: ModelCase, opts) -> Dict:
-    rec = {"peer": peer, "model": case.name, "loadavg_before": report.loadavg(),
-           "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "warmup": opts.warmup, "iters": opts.iters,
-           "threads": opts.threads, "command": opts.command}
+def measure(peer: str, case: ModelCase, opts) -> dict:
+    rec = {
+        "peer": peer,
+        "model": case.name,
+        "loadavg_before": report.loadavg(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "warmup": opts.warmup,
+        "iters": opts.iters,
+        "threads": opts.threads,
+        "command": opts.command,
+    }
     t = time.perf_counter()
     others = report.OtherLoad()
     try:
@@ -198,22 +204,31 @@ def measure(peer: str, case: ModelCase, opts) -> Dict:
     return rec
 
 
-def print_record(rec: Dict) -> None:
+def print_record(rec: dict) -> None:
     if not rec["ok"]:
         print(f"  {rec['peer']:17s} not measured: {rec['reason']}", flush=True)
         return
-    parts = [f"{k} median {v['median_ms']:.3f} p90 {v['p90_ms']:.3f} min {v['min_ms']:.3f} ms"
-             for k, v in rec["latency"].items()]
+    parts = [
+        f"{k} median {v['median_ms']:.3f} p90 {v['p90_ms']:.3f} min {v['min_ms']:.3f} ms"
+        for k, v in rec["latency"].items()
+    ]
     c = rec["check"]
     flag = "  LARGE ERROR" if c["flagged"] else ""
-    print(f"  {rec['peer']:17s} {'; '.join(parts)}; rel L2 {c['rel_l2']:.2e}{flag} ({rec['wall_s']} s, "
-          f"other processes {rec['other_cpu_cores']} cores)", flush=True)
+    print(
+        f"  {rec['peer']:17s} {'; '.join(parts)}; rel L2 {c['rel_l2']:.2e}{flag} ({rec['wall_s']} s, "
+        f"other processes {rec['other_cpu_cores']} cores)",
+        flush=True,
+    )
 
 
 def run_model(name: str, opts) -> None:
     case = ModelCase(name, opts.models, opts.work, opts.fresh)
-    info = {"name": name, "loadavg_before": report.loadavg(), "input_shapes": [list(a.shape) for a in case.inputs],
-            "input_from": "exported input_0.npy" if case.meta else "export_models.make_inputs"}
+    info = {
+        "name": name,
+        "loadavg_before": report.loadavg(),
+        "input_shapes": [list(a.shape) for a in case.inputs],
+        "input_from": "exported input_0.npy" if case.meta else "export_models.make_inputs",
+    }
     print(f"[peers] {name} {info['input_shapes']}, load average {info['loadavg_before']}", flush=True)
     try:
         info["reference_vs_exported_golden"] = golden_check(case)
@@ -221,8 +236,11 @@ def run_model(name: str, opts) -> None:
         traceback.print_exc()
         info["reference_error"] = describe(e)
     if (info.get("reference_vs_exported_golden") or {}).get("flagged"):
-        print("  WARNING: the rebuilt module does not reproduce the exported golden "
-              f"({info['reference_vs_exported_golden']})", flush=True)
+        print(
+            "  WARNING: the rebuilt module does not reproduce the exported golden "
+            f"({info['reference_vs_exported_golden']})",
+            flush=True,
+        )
     with open(os.path.join(case.work, "model.json"), "w") as f:
         json.dump(info, f, indent=1)
     if "reference_error" in info:
@@ -232,7 +250,7 @@ def run_model(name: str, opts) -> None:
         measure(peer, case, opts)
 
 
-def load_model_results(name: str, work: str) -> Optional[Dict]:
+def load_model_results(name: str, work: str) -> dict | None:
     d = os.path.join(work, name)
     if not os.path.isfile(os.path.join(d, "model.json")):
         return None
@@ -246,7 +264,7 @@ def load_model_results(name: str, work: str) -> Optional[Dict]:
     return m
 
 
-def model_names(opts) -> List[str]:
+def model_names(opts) -> list[str]:
     if opts.only:
         return opts.only
     present = [s.name for s in export_models.SPECS if os.path.isdir(os.path.join(opts.models, s.name))]
@@ -254,17 +272,30 @@ def model_names(opts) -> List[str]:
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", action="append", default=[], metavar="NAME",
-                    help="model (repeatable; default: every model in --models)")
-    ap.add_argument("--peers", default=None,
-                    help=f"comma-separated, in run order (default {','.join(CPU_PEERS)}, "
-                         f"plus {','.join(CUDA_PEERS)} when CUDA is available)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="model (repeatable; default: every model in --models)",
+    )
+    ap.add_argument(
+        "--peers",
+        default=None,
+        help=f"comma-separated, in run order (default {','.join(CPU_PEERS)}, "
+        f"plus {','.join(CUDA_PEERS)} when CUDA is available)",
+    )
     ap.add_argument("--iters", type=int, default=10, help="timed runs per peer (default 10)")
     ap.add_argument("--warmup", type=int, default=2, help="untimed runs first (default 2)")
-    ap.add_argument("--threads", type=int, default=0,
-                    help="CPU threads for torch, ONNX Runtime and ExecuTorch (default 0: each one's own default)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="CPU threads for torch, ONNX Runtime and ExecuTorch (default 0: each one's own default)",
+    )
     ap.add_argument("--models", default=os.path.join(ROOT, ".cache", "models"), help="full-size exports")
     ap.add_argument("--work", default=os.path.join(ROOT, ".cache", "peers"), help="exports, outputs, results")
     ap.add_argument("--fresh", action="store_true", help="re-export ONNX / XNNPACK and drop earlier results")
@@ -276,16 +307,23 @@ def parse_args(argv=None):
     ap.add_argument("--ort-webgpu-site", default=None, help="PYTHONPATH for that interpreter (carried wheels)")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds for each wgx / ONNX Runtime subprocess")
     ap.add_argument("--commit", default=None, help="commit to record (default: git HEAD, for copies without .git)")
-    ap.add_argument("--report-only", action="store_true",
-                    help="measure nothing: write the report from the results already in --work")
+    ap.add_argument(
+        "--report-only",
+        action="store_true",
+        help="measure nothing: write the report from the results already in --work",
+    )
     ap.add_argument("--json-out", default=None, help="report JSON (default <work>/peers.json)")
     ap.add_argument("--md-out", default=None, help="report markdown table (default <work>/peers.md)")
     opts = ap.parse_args(argv)
     opts.peers = opts.peers.split(",") if opts.peers else CPU_PEERS + (CUDA_PEERS if torch.cuda.is_available() else [])
-    unknown = [p for p in opts.peers if p not in RUNNERS] + [n for n in opts.only if n not in export_models.SPEC_BY_NAME]
+    unknown = [p for p in opts.peers if p not in RUNNERS] + [
+        n for n in opts.only if n not in export_models.SPEC_BY_NAME
+    ]
     if unknown:
-        ap.error(f"unknown peer(s) or model(s): {unknown}; peers: {sorted(RUNNERS)}; "
-                 f"models: {sorted(export_models.SPEC_BY_NAME)}")
+        ap.error(
+            f"unknown peer(s) or model(s): {unknown}; peers: {sorted(RUNNERS)}; "
+            f"models: {sorted(export_models.SPEC_BY_NAME)}"
+        )
     if opts.iters < 1 or opts.warmup < 0:
         ap.error("--iters must be at least 1 and --warmup at least 0")
     opts.command = " ".join(["python/peers.py"] + list(argv if argv is not None else sys.argv[1:]))
@@ -294,7 +332,7 @@ def parse_args(argv=None):
     return opts
 
 
-def machine_of_run(opts) -> Dict:
+def machine_of_run(opts) -> dict:
     """This machine, recorded in --work; a --report-only run reads the one recorded there."""
     path = os.path.join(opts.work, "machine.json")
     if opts.report_only and os.path.isfile(path):
@@ -316,17 +354,25 @@ def main(argv=None) -> int:
         torch.set_num_threads(opts.threads)
     names = model_names(opts)
     if not opts.report_only:
-        print(f"[peers] {machine['cpu']} x{machine['cpu_count']}, commit {machine['commit']}; peers {opts.peers}; "
-              f"{opts.warmup} warm-up + {opts.iters} timed runs", flush=True)
+        print(
+            f"[peers] {machine['cpu']} x{machine['cpu_count']}, commit {machine['commit']}; peers {opts.peers}; "
+            f"{opts.warmup} warm-up + {opts.iters} timed runs",
+            flush=True,
+        )
         for name in names:
             run_model(name, opts)
     models = [m for m in (load_model_results(n, opts.work) for n in names) if m]
     wgx_adapters = {r["info"]["adapter"] for m in models for p, r in m["peers"].items() if p == "wgx" and r["ok"]}
     records = [r for m in models for r in m["peers"].values()]
-    rep = {"machine": machine, "commands": sorted({r.get("command", "python/peers.py") for r in records}),
-           "warmup": sorted({r["warmup"] for r in records}), "iters": sorted({r["iters"] for r in records}),
-           "threads": sorted({r.get("threads") or "each runtime's default" for r in records}, key=str),
-           "wgx_adapter": ", ".join(sorted(wgx_adapters)) or "n/a", "models": models}
+    rep = {
+        "machine": machine,
+        "commands": sorted({r.get("command", "python/peers.py") for r in records}),
+        "warmup": sorted({r["warmup"] for r in records}),
+        "iters": sorted({r["iters"] for r in records}),
+        "threads": sorted({r.get("threads") or "each runtime's default" for r in records}, key=str),
+        "wgx_adapter": ", ".join(sorted(wgx_adapters)) or "n/a",
+        "models": models,
+    }
     report.write_report(rep, opts.json_out, opts.md_out)
     print(f"[peers] wrote {opts.json_out} and {opts.md_out}")
     print(report.markdown(rep))

@@ -54,12 +54,19 @@ def run(args: argparse.Namespace) -> dict:
     try:
         import onnxruntime as ort
     except ImportError as e:
-        return {"ok": False, "error": f"this interpreter ({sys.executable}, PYTHONPATH "
-                                      f"{os.environ.get('PYTHONPATH', '')!r}) has no onnxruntime: {e}"}
+        return {
+            "ok": False,
+            "error": f"this interpreter ({sys.executable}, PYTHONPATH "
+            f"{os.environ.get('PYTHONPATH', '')!r}) has no onnxruntime: {e}",
+        }
 
     provider = PROVIDERS[args.provider]
-    info = {"ort_version": ort.__version__, "ort_package": distribution_name(),
-            "available_providers": ort.get_available_providers(), "provider": provider}
+    info = {
+        "ort_version": ort.__version__,
+        "ort_package": distribution_name(),
+        "available_providers": ort.get_available_providers(),
+        "provider": provider,
+    }
     if provider not in info["available_providers"]:
         return {**info, "ok": False, "error": f"{provider} is not in this onnxruntime build"}
 
@@ -70,8 +77,12 @@ def run(args: argparse.Namespace) -> dict:
     # ORT falls back to the CPU provider alone when the requested one fails to start (no
     # adapter, for instance); its reason goes to stderr, which peers.py keeps.
     if sess.get_providers()[0] != provider:
-        return {**info, "ok": False, "see_stderr": True,
-                "error": f"{provider} did not start; the session fell back to {sess.get_providers()}"}
+        return {
+            **info,
+            "ok": False,
+            "see_stderr": True,
+            "error": f"{provider} did not start; the session fell back to {sess.get_providers()}",
+        }
     if provider != PROVIDERS["cpu"]:
         # A provider may leave some nodes to the CPU; a second session that forbids it tells.
         try:

@@ -11,7 +11,7 @@ import os
 import platform
 import subprocess
 import time
-from typing import Dict, Iterable, List, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 # Columns of the timing table, in order; a peer appears only when some model has a record.
 PEER_TITLES = {
@@ -24,15 +24,20 @@ PEER_TITLES = {
 }
 
 
-def stats(times_ms: Sequence[float]) -> Dict[str, float]:
+def stats(times_ms: Sequence[float]) -> dict[str, float]:
     """median / p90 / min defined as `wgx bench` defines them (upper median, nearest rank)."""
     v = sorted(times_ms)
     n = len(v)
-    return {"median_ms": v[n // 2], "p90_ms": v[min(n - 1, n * 9 // 10)], "min_ms": v[0], "runs": n,
-            "times_ms": [round(t, 3) for t in times_ms]}  # in run order: shows drift and outliers
+    return {
+        "median_ms": v[n // 2],
+        "p90_ms": v[min(n - 1, n * 9 // 10)],
+        "min_ms": v[0],
+        "runs": n,
+        "times_ms": [round(t, 3) for t in times_ms],
+    }  # in run order: shows drift and outliers
 
 
-def loadavg() -> List[float]:
+def loadavg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
@@ -54,7 +59,7 @@ class OtherLoad:
         t = os.times()  # this process and its waited-for children (wgx, the ORT interpreter)
         return busy, t.user + t.system + t.children_user + t.children_system, time.monotonic()
 
-    def cores(self) -> Optional[float]:
+    def cores(self) -> float | None:
         end = self._sample()
         if self.start is None or end is None or end[2] <= self.start[2]:
             return None
@@ -76,16 +81,21 @@ def cpu_model() -> str:
 def git_commit(root: str) -> str:
     """HEAD (with '+dirty' when tracked files changed); 'unknown' in a copy without .git."""
     try:
-        head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=20, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=60).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=20, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout.strip()
         return head + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
 
-def machine_info(root: str, commit: Optional[str]) -> Dict:
+def machine_info(root: str, commit: str | None) -> dict:
     return {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "host": platform.node(),
@@ -102,19 +112,19 @@ def machine_info(root: str, commit: Optional[str]) -> Dict:
 # ---------------------------------------------------------------------------
 
 
-def wgx_ms(records: Dict[str, Dict], kind: str) -> Optional[float]:
+def wgx_ms(records: dict[str, dict], kind: str) -> float | None:
     w = records.get("wgx")
     if not w or not w.get("ok"):
         return None
     return w["latency"].get(kind, {}).get("median_ms")
 
 
-def peer_kind(record: Dict) -> str:
+def peer_kind(record: dict) -> str:
     """Which wgx latency a peer is compared with: host in/out peers with end-to-end."""
     return "end_to_end" if "end_to_end" in record["latency"] else "gpu_resident"
 
 
-def ratio(record: Dict, records: Dict[str, Dict]) -> Optional[float]:
+def ratio(record: dict, records: dict[str, dict]) -> float | None:
     kind = peer_kind(record)
     w = wgx_ms(records, kind)
     return record["latency"][kind]["median_ms"] / w if w else None
@@ -124,16 +134,17 @@ def fmt_ms(x: float) -> str:
     return f"{x:.3g}" if x < 100 else f"{x:.0f}"
 
 
-def note_number(record: Dict, notes: Dict[str, int]) -> int:
+def note_number(record: dict, notes: dict[str, int]) -> int:
     """One footnote per peer and reason, however many models share it."""
     reason = record["reason"]
     prefix = f"{record['peer']} on {record.get('model', '')}: "
     text = f"{PEER_TITLES.get(record['peer'], record['peer'])}: " + (
-        reason[len(prefix):] if reason.startswith(prefix) else reason)
+        reason[len(prefix) :] if reason.startswith(prefix) else reason
+    )
     return notes.setdefault(text, len(notes) + 1)
 
 
-def cell(record: Optional[Dict], records: Dict[str, Dict], notes: Dict[str, int]) -> str:
+def cell(record: dict | None, records: dict[str, dict], notes: dict[str, int]) -> str:
     if record is None:
         return "-"
     if not record.get("ok"):
@@ -152,7 +163,7 @@ def listed(values: Sequence) -> str:
     return " or ".join(str(v) for v in values) or "-"
 
 
-def load_range(records: Iterable[Dict]) -> str:
+def load_range(records: Iterable[dict]) -> str:
     """1-minute load average before the model's peers ran (they may come from several calls)."""
     loads = [r["loadavg_before"][0] for r in records if r.get("loadavg_before")]
     if not loads:
@@ -161,21 +172,23 @@ def load_range(records: Iterable[Dict]) -> str:
     return f"{lo:.2f}" if hi - lo < 0.05 else f"{lo:.2f}-{hi:.2f}"
 
 
-def other_load(records: Iterable[Dict]) -> str:
+def other_load(records: Iterable[dict]) -> str:
     """The most CPU other processes took while any of the model's peers ran."""
     loads = [r["other_cpu_cores"] for r in records if r.get("other_cpu_cores") is not None]
     return f"{max(loads):.2f}" if loads else "-"
 
 
-def markdown(report: Dict) -> str:
+def markdown(report: dict) -> str:
     models = report["models"]
     peers = [p for p in PEER_TITLES if any(p in m["peers"] for m in models)]
     m0 = report["machine"]
     lines = [
         f"Machine: {m0['cpu']} ({m0['cpu_count']} logical CPUs), {m0['os']}; "
         f"wgx adapter: {report.get('wgx_adapter', 'n/a')}. Date {m0['date'][:10]}, commit {m0['commit']}.",
-        "Command" + ("s: " if len(report["commands"]) > 1 else ": ")
-        + "; ".join(f"`{c}`" for c in report["commands"]) + ".",
+        "Command"
+        + ("s: " if len(report["commands"]) > 1 else ": ")
+        + "; ".join(f"`{c}`" for c in report["commands"])
+        + ".",
         "",
         f"Median wall ms of {listed(report['iters'])} timed runs after {listed(report['warmup'])} warm-up runs; "
         "(ratio) = peer / wgx, > 1 means wgx is faster. CPU and ONNX Runtime peers take host "
@@ -186,10 +199,11 @@ def markdown(report: Dict) -> str:
         "other processes used while one of the model's peers ran (from /proc/stat less our own).",
         "",
         "| model | load avg (1 min) | others' CPU (cores) | wgx GPU-resident | wgx end-to-end | "
-        + " | ".join(PEER_TITLES[p] for p in peers) + " |",
+        + " | ".join(PEER_TITLES[p] for p in peers)
+        + " |",
         "| --- | --- | --- | ---: | ---: | " + " | ".join("---:" for _ in peers) + " |",
     ]
-    notes: Dict[str, int] = {}
+    notes: dict[str, int] = {}
     for m in models:
         recs = m["peers"]
         w = recs.get("wgx")
@@ -199,11 +213,18 @@ def markdown(report: Dict) -> str:
         else:
             wr = we = cell(w, recs, notes) if w else "-"
         cells = [cell(recs.get(p), recs, notes) for p in peers]
-        lines.append(f"| {m['name']} | {load_range(recs.values())} | {other_load(recs.values())} | {wr} | {we} | "
-                     + " | ".join(cells) + " |")
-    lines += ["", "Relative L2 error of each output against PyTorch eager fp32 on the same input "
-                  "(the largest over the outputs; limit = max(1e-4, 4 x PyTorch's own fp32-vs-fp64 "
-                  "error), as in the project's model tests):", ""]
+        lines.append(
+            f"| {m['name']} | {load_range(recs.values())} | {other_load(recs.values())} | {wr} | {we} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    lines += [
+        "",
+        "Relative L2 error of each output against PyTorch eager fp32 on the same input "
+        "(the largest over the outputs; limit = max(1e-4, 4 x PyTorch's own fp32-vs-fp64 "
+        "error), as in the project's model tests):",
+        "",
+    ]
     check_peers = ["wgx"] + [p for p in peers if p != "torch_cpu"]
     lines.append("| model | " + " | ".join("wgx" if p == "wgx" else PEER_TITLES[p] for p in check_peers) + " |")
     lines.append("| --- | " + " | ".join("---:" for _ in check_peers) + " |")
@@ -219,15 +240,15 @@ def markdown(report: Dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def collect_versions(models: Iterable[Dict]) -> Dict[str, str]:
-    versions: Dict[str, str] = {}
+def collect_versions(models: Iterable[dict]) -> dict[str, str]:
+    versions: dict[str, str] = {}
     for m in models:
         for rec in m["peers"].values():
             versions.update(rec.get("versions", {}))
     return versions
 
 
-def write_report(report: Dict, json_path: str, md_path: Optional[str]) -> None:
+def write_report(report: dict, json_path: str, md_path: str | None) -> None:
     report["versions"] = collect_versions(report["models"])
     os.makedirs(os.path.dirname(os.path.abspath(json_path)), exist_ok=True)
     with open(json_path, "w") as f:

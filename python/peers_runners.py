@@ -15,8 +15,8 @@ import os
 import re
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional
 
 import numpy as np
 import torch
@@ -38,10 +38,10 @@ def describe(e: BaseException) -> str:
 
 @dataclass
 class Measured:
-    latency: Dict[str, Dict]  # "end_to_end" and/or "gpu_resident" -> stats()
-    outputs: List[np.ndarray]
-    info: Dict = field(default_factory=dict)
-    versions: Dict[str, str] = field(default_factory=dict)
+    latency: dict[str, dict]  # "end_to_end" and/or "gpu_resident" -> stats()
+    outputs: list[np.ndarray]
+    info: dict = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
 
 
 def time_calls(fn: Callable, warmup: int, iters: int, sync: Callable = lambda: None):
@@ -58,12 +58,12 @@ def time_calls(fn: Callable, warmup: int, iters: int, sync: Callable = lambda: N
     return times, out
 
 
-def as_numpy(out) -> List[np.ndarray]:
+def as_numpy(out) -> list[np.ndarray]:
     outs = out if isinstance(out, (tuple, list)) else [out]
     return [o.detach().cpu().numpy().copy() for o in outs]
 
 
-def torch_versions() -> Dict[str, str]:
+def torch_versions() -> dict[str, str]:
     import torchvision
 
     return {"torch": torch.__version__, "torchvision": torchvision.__version__, "numpy": np.__version__}
@@ -87,8 +87,7 @@ def run_torch_cpu(case, opts) -> Measured:
     xs = case.torch_inputs()
     with torch.inference_mode():
         times, out = time_calls(lambda: model(*xs), opts.warmup, opts.iters)
-    return Measured({"end_to_end": stats(times)}, as_numpy(out),
-                    {"threads": torch.get_num_threads()}, torch_versions())
+    return Measured({"end_to_end": stats(times)}, as_numpy(out), {"threads": torch.get_num_threads()}, torch_versions())
 
 
 def cuda_model(case):
@@ -108,8 +107,12 @@ def run_torch_cuda(case, opts) -> Measured:
     model, xs = cuda_model(case)
     with torch.inference_mode():
         times, out = time_calls(lambda: model(*xs), opts.warmup, opts.iters, torch.cuda.synchronize)
-    return Measured({"gpu_resident": stats(times)}, as_numpy(out),
-                    {"device": torch.cuda.get_device_name(), "tf32": False}, torch_versions())
+    return Measured(
+        {"gpu_resident": stats(times)},
+        as_numpy(out),
+        {"device": torch.cuda.get_device_name(), "tf32": False},
+        torch_versions(),
+    )
 
 
 def run_torch_cuda_graph(case, opts) -> Measured:
@@ -126,8 +129,12 @@ def run_torch_cuda_graph(case, opts) -> Measured:
         with torch.cuda.graph(graph):
             out = model(*xs)
         times, _ = time_calls(graph.replay, opts.warmup, opts.iters, torch.cuda.synchronize)
-    return Measured({"gpu_resident": stats(times)}, as_numpy(out),
-                    {"device": torch.cuda.get_device_name(), "tf32": False}, torch_versions())
+    return Measured(
+        {"gpu_resident": stats(times)},
+        as_numpy(out),
+        {"device": torch.cuda.get_device_name(), "tf32": False},
+        torch_versions(),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -136,8 +143,8 @@ def run_torch_cuda_graph(case, opts) -> Measured:
 
 
 def export_xnnpack(case, path: str) -> None:
-    from executorch.exir import to_edge_transform_and_lower
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
 
     ep = torch.export.export(case.module(), tuple(case.torch_inputs()), strict=False)
     program = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch()
@@ -148,11 +155,11 @@ def export_xnnpack(case, path: str) -> None:
 
 def run_xnnpack(case, opts) -> Measured:
     try:
-        from executorch.runtime import Runtime
         from executorch.extension.pybindings import portable_lib
+        from executorch.runtime import Runtime
         from executorch.version import __version__ as et_version
     except ImportError as e:
-        raise PeerUnavailable(f"executorch is not importable: {e}")
+        raise PeerUnavailable(f"executorch is not importable: {e}") from e
     import inspect_pte
 
     path = os.path.join(case.work, "xnnpack.pte")
@@ -167,11 +174,13 @@ def run_xnnpack(case, opts) -> Measured:
     method = Runtime.get().load_program(path).load_method("forward")
     xs = case.torch_inputs()
     times, out = time_calls(lambda: method.execute(xs), opts.warmup, opts.iters)
-    info = {"pte_bytes": os.path.getsize(path), "threads": portable_lib._threadpool_get_thread_count(),
-            # ops XNNPACK did not take run on ExecuTorch's portable CPU kernels
-            "kernel_calls_outside_xnnpack": inspect_pte.kernel_op_names(summary)}
-    return Measured({"end_to_end": stats(times)}, as_numpy(out), info,
-                    {**torch_versions(), "executorch": et_version})
+    info = {
+        "pte_bytes": os.path.getsize(path),
+        "threads": portable_lib._threadpool_get_thread_count(),
+        # ops XNNPACK did not take run on ExecuTorch's portable CPU kernels
+        "kernel_calls_outside_xnnpack": inspect_pte.kernel_op_names(summary),
+    }
+    return Measured({"end_to_end": stats(times)}, as_numpy(out), info, {**torch_versions(), "executorch": et_version})
 
 
 # ---------------------------------------------------------------------------
@@ -179,23 +188,25 @@ def run_xnnpack(case, opts) -> Measured:
 # ---------------------------------------------------------------------------
 
 
-def export_onnx(case, path: str) -> Dict:
+def export_onnx(case, path: str) -> dict:
     """torch.export-based exporter first; the TorchScript one if it fails (recorded)."""
     errors = {}
-    for exporter, kw in (("dynamo", dict(dynamo=True, external_data=False, optimize=True)),
-                         ("torchscript", dict(dynamo=False))):
+    for exporter, kw in (
+        ("dynamo", dict(dynamo=True, external_data=False, optimize=True)),
+        ("torchscript", dict(dynamo=False)),
+    ):
         try:
-            torch.onnx.export(case.module(), tuple(case.torch_inputs()), path + ".tmp", opset_version=18,
-                              verbose=False, **kw)
+            torch.onnx.export(
+                case.module(), tuple(case.torch_inputs()), path + ".tmp", opset_version=18, verbose=False, **kw
+            )
             os.replace(path + ".tmp", path)
-            return {"exporter": exporter, "opset": 18, "failed_exporters": errors,
-                    "torch": torch.__version__}
+            return {"exporter": exporter, "opset": 18, "failed_exporters": errors, "torch": torch.__version__}
         except Exception as e:
             errors[exporter] = describe(e)
     raise PeerUnavailable(f"ONNX export failed: {errors}")
 
 
-def ensure_onnx(case, opts) -> Dict:
+def ensure_onnx(case, opts) -> dict:
     path = os.path.join(case.work, "model.onnx")
     meta_path = path + ".json"
     if not (os.path.isfile(path) and os.path.isfile(meta_path)):
@@ -225,7 +236,7 @@ def stderr_reason(stderr: str, lines: int = 4) -> str:
     return " | ".join(useful[-lines:])
 
 
-def child_env(site: Optional[str]) -> Dict[str, str]:
+def child_env(site: str | None) -> dict[str, str]:
     env = dict(os.environ)
     # The ORT interpreter must not see the torch side's packages (its own onnxruntime only).
     env.pop("PYTHONPATH", None)
@@ -235,16 +246,30 @@ def child_env(site: Optional[str]) -> Dict[str, str]:
     return env
 
 
-def run_ort(case, opts, provider: str, python: str, site: Optional[str]) -> Measured:
+def run_ort(case, opts, provider: str, python: str, site: str | None) -> Measured:
     # The export first: a call that lacks ONNX Runtime still leaves model.onnx for a later one.
     onnx = ensure_onnx(case, opts)
     if not python or not (os.path.isfile(python) or "/" not in python):
-        raise PeerUnavailable(f"no interpreter for ONNX Runtime {provider} (looked for {python}); "
-                              "see python/requirements-peers-ort-*.txt")
+        raise PeerUnavailable(
+            f"no interpreter for ONNX Runtime {provider} (looked for {python}); see python/requirements-peers-ort-*.txt"
+        )
     out_dir = os.path.join(case.work, f"out.ort_{provider}")
-    cmd = [python, os.path.join(HERE, "peers_ort.py"), "--onnx", onnx["path"], "--provider", provider,
-           "--warmup", str(opts.warmup), "--iters", str(opts.iters), "--threads", str(opts.threads),
-           "--out-dir", out_dir]
+    cmd = [
+        python,
+        os.path.join(HERE, "peers_ort.py"),
+        "--onnx",
+        onnx["path"],
+        "--provider",
+        provider,
+        "--warmup",
+        str(opts.warmup),
+        "--iters",
+        str(opts.iters),
+        "--threads",
+        str(opts.threads),
+        "--out-dir",
+        out_dir,
+    ]
     for f in case.input_files:
         cmd += ["--input", f]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=opts.timeout, env=child_env(site))
@@ -277,7 +302,7 @@ def run_ort_webgpu(case, opts) -> Measured:
 # ---------------------------------------------------------------------------
 
 
-def wgx_cmd(opts, *args: str) -> List[str]:
+def wgx_cmd(opts, *args: str) -> list[str]:
     return [opts.wgx] + (["--adapter", opts.wgx_adapter] if opts.wgx_adapter else []) + list(args)
 
 
@@ -289,9 +314,13 @@ def run_wgx(case, opts) -> Measured:
         raise PeerUnavailable(f"no wgx binary at {opts.wgx}")
     env = dict(os.environ)
     env.setdefault("XDG_RUNTIME_DIR", "/tmp")
-    bench = subprocess.run(wgx_cmd(opts, "bench", pte, "--iters", str(opts.iters), "--warmup",
-                                   str(opts.warmup), "--json"),
-                           capture_output=True, text=True, timeout=opts.timeout, env=env)
+    bench = subprocess.run(
+        wgx_cmd(opts, "bench", pte, "--iters", str(opts.iters), "--warmup", str(opts.warmup), "--json"),
+        capture_output=True,
+        text=True,
+        timeout=opts.timeout,
+        env=env,
+    )
     if bench.returncode != 0:
         raise PeerUnavailable(f"wgx bench exited {bench.returncode}: {stderr_reason(bench.stderr + bench.stdout)}")
     b = json.loads([s for s in bench.stdout.splitlines() if s.startswith("{")][-1])
@@ -307,19 +336,28 @@ def run_wgx(case, opts) -> Measured:
     if run.returncode != 0:
         raise PeerUnavailable(f"wgx run exited {run.returncode}: {stderr_reason(run.stderr + run.stdout)}")
     latency = {k: {**b[k], "runs": b["iters"]} for k in ("gpu_resident", "end_to_end")}
-    info = {"adapter": b["adapter"], "backend": b["backend"], "load_ms": b["load_ms"],
-            "prepare_ms": b["prepare_ms"], "encode": b["encode"], "pte": os.path.relpath(pte),
-            # which build ran: build/ may be rebuilt between runs
-            "binary": {"path": os.path.relpath(opts.wgx), "sha256": file_sha256(opts.wgx),
-                       "mtime": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(os.path.getmtime(opts.wgx)))},
-            "note": "wgx bench times its own seeded random input; the outputs come from wgx run on input_0.npy"}
+    info = {
+        "adapter": b["adapter"],
+        "backend": b["backend"],
+        "load_ms": b["load_ms"],
+        "prepare_ms": b["prepare_ms"],
+        "encode": b["encode"],
+        "pte": os.path.relpath(pte),
+        # which build ran: build/ may be rebuilt between runs
+        "binary": {
+            "path": os.path.relpath(opts.wgx),
+            "sha256": file_sha256(opts.wgx),
+            "mtime": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(os.path.getmtime(opts.wgx))),
+        },
+        "note": "wgx bench times its own seeded random input; the outputs come from wgx run on input_0.npy",
+    }
     return Measured(latency, [np.load(f) for f in out_files], info, {"wgx": wgx_version(opts)})
 
 
 def wgx_version(opts) -> str:
     p = subprocess.run([opts.wgx, "--version"], capture_output=True, text=True, timeout=60)
     text = " ".join(p.stdout.split())
-    return text[len("wgx "):] if text.startswith("wgx ") else text or "unknown"
+    return text[len("wgx ") :] if text.startswith("wgx ") else text or "unknown"
 
 
 RUNNERS = {

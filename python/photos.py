@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Dict, List
 
 DARKNET_DIR = "/usr/share/darknet/data"
 SKIMAGE_DIR = "/usr/lib/python3/dist-packages/skimage/data"
@@ -34,7 +33,7 @@ def _skimage(name: str, shows: str) -> Photo:
     return Photo(os.path.splitext(name)[0], f"{SKIMAGE_DIR}/{name}", "python3-skimage", shows)
 
 
-_ALL: List[Photo] = [
+_ALL: list[Photo] = [
     _darknet("dog", "dog, bicycle, truck (768x576)"),
     _darknet("person", "woman, dog, horse (640x424)"),
     _darknet("kite", "many people flying kites on a beach (1352x900)"),
@@ -49,7 +48,7 @@ _ALL: List[Photo] = [
     _skimage("motorcycle_left.png", "a motorcycle, left view of a stereo pair (741x500)"),
 ]
 
-PHOTOS: Dict[str, Photo] = {p.id: p for p in _ALL}
+PHOTOS: dict[str, Photo] = {p.id: p for p in _ALL}
 
 
 def path(photo_id: str) -> str:
@@ -58,8 +57,9 @@ def path(photo_id: str) -> str:
         raise KeyError(f"unknown photo id {photo_id!r}; known: {', '.join(PHOTOS)}")
     p = PHOTOS[photo_id]
     if not os.path.isfile(p.path):
-        raise FileNotFoundError(f"{p.path} is missing (Debian package {p.package}); "
-                                "run scripts/install-deps.sh as root")
+        raise FileNotFoundError(
+            f"{p.path} is missing (Debian package {p.package}); run scripts/install-deps.sh as root"
+        )
     return p.path
 
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-from typing import Optional
 
 import numpy as np
 
 _LIB_NAMES = ("libstb.so.0", "libstb.so")
-_lib: Optional[ctypes.CDLL] = None
+_lib: ctypes.CDLL | None = None
 
 
 def _load() -> ctypes.CDLL:
@@ -31,12 +30,19 @@ def _load() -> ctypes.CDLL:
         except OSError as e:
             errors.append(str(e))
     else:
-        raise OSError("cannot load libstb (Debian package libstb0 / libstb-dev, installed by "
-                      f"scripts/install-deps.sh): {'; '.join(errors)}")
+        raise OSError(
+            "cannot load libstb (Debian package libstb0 / libstb-dev, installed by "
+            f"scripts/install-deps.sh): {'; '.join(errors)}"
+        )
     lib.stbi_load_from_memory.restype = ctypes.POINTER(ctypes.c_ubyte)
-    lib.stbi_load_from_memory.argtypes = [ctypes.c_char_p, ctypes.c_int,
-                                          ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
-                                          ctypes.POINTER(ctypes.c_int), ctypes.c_int]
+    lib.stbi_load_from_memory.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.c_int,
+    ]
     lib.stbi_image_free.argtypes = [ctypes.c_void_p]
     lib.stbi_image_free.restype = None
     lib.stbi_failure_reason.restype = ctypes.c_char_p
@@ -70,5 +76,6 @@ def load_rgb(path: str) -> np.ndarray:
 def load_rgb_pil(path: str) -> np.ndarray:
     """Pillow's decode of the same file (only used to measure the decoder difference)."""
     from PIL import Image
+
     with Image.open(path) as im:
         return np.asarray(im.convert("RGB"))

@@ -21,5 +21,6 @@ mkdir -p .cache/models .cache/export-logs
 printf '%s\n' $names | xargs -P "$jobs" -I{} sh -c \
     'python3 python/export_models.py --full --no-et-check --out .cache/models --only {} \
          > .cache/export-logs/{}.log 2>&1 && echo "[export] ok {}" || echo "[export] FAILED {}"'
-python3 -c 'import sys; sys.path.insert(0, "python"); import export_models as e; \
+# python/ on the module path as well (no editable install on that machine).
+PYTHONPATH="$PYTHONPATH:python" python3 -c 'import export_models as e; \
     i = e.write_index(".cache/models", True); print("[export] index:", len(i["models"]), "models")'

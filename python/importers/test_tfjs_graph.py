@@ -21,18 +21,15 @@ import base64
 import json
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import torch
 
-PYTHON_DIR = Path(__file__).resolve().parent.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
-
-from importers import tfjs_graph  # noqa: E402
-from importers.validate_tfjs import compare  # noqa: E402
+from importers import tfjs_graph
+from importers.tfjs_reference import compare
 
 TOLERANCE_REL_L2 = 1e-5
 
@@ -42,7 +39,7 @@ TOLERANCE_REL_L2 = 1e-5
 # ---------------------------------------------------------------------------------------------
 
 
-def _attr(v: Any) -> Dict[str, Any]:
+def _attr(v: Any) -> dict[str, Any]:
     if isinstance(v, bool):
         return {"b": v}
     if isinstance(v, int):
@@ -63,42 +60,56 @@ class GraphWriter:
 
     def __init__(self, rng: np.random.RandomState):
         self.rng = rng
-        self.nodes: List[Dict[str, Any]] = []
-        self.weights: List[Tuple[str, np.ndarray, Optional[str]]] = []
-        self.inputs: Dict[str, List[int]] = {}
+        self.nodes: list[dict[str, Any]] = []
+        self.weights: list[tuple[str, np.ndarray, str | None]] = []
+        self.inputs: dict[str, list[int]] = {}
 
     def input(self, name: str, shape: Sequence[int]) -> str:
-        self.nodes.append({"name": name, "op": "Placeholder",
-                           "attr": {"dtype": {"type": "DT_FLOAT"},
-                                    "shape": {"shape": {"dim": [{"size": str(d)} for d in shape]}}}})
+        self.nodes.append(
+            {
+                "name": name,
+                "op": "Placeholder",
+                "attr": {"dtype": {"type": "DT_FLOAT"}, "shape": {"shape": {"dim": [{"size": str(d)} for d in shape]}}},
+            }
+        )
         self.inputs[name] = list(shape)
         return name
 
-    def const(self, name: str, value, quant: Optional[str] = None) -> str:
+    def const(self, name: str, value, quant: str | None = None) -> str:
         arr = np.asarray(value)
         arr = arr.astype(np.int32) if arr.dtype.kind in "iu" else arr.astype(np.float32)
         dt = "DT_INT32" if arr.dtype == np.int32 else "DT_FLOAT"
-        self.nodes.append({"name": name, "op": "Const",
-                           "attr": {"dtype": {"type": dt},
-                                    "value": {"tensor": {"dtype": dt, "tensorShape": {
-                                        "dim": [{"size": str(d)} for d in arr.shape]}}}}})
+        self.nodes.append(
+            {
+                "name": name,
+                "op": "Const",
+                "attr": {
+                    "dtype": {"type": dt},
+                    "value": {"tensor": {"dtype": dt, "tensorShape": {"dim": [{"size": str(d)} for d in arr.shape]}}},
+                },
+            }
+        )
         self.weights.append((name, arr, quant))
         return name
 
-    def rand(self, name: str, shape: Sequence[int], scale: float = 0.5, quant: Optional[str] = None) -> str:
+    def rand(self, name: str, shape: Sequence[int], scale: float = 0.5, quant: str | None = None) -> str:
         return self.const(name, self.rng.randn(*shape) * scale, quant)
 
     def op(self, name: str, op: str, inputs: Sequence[str], **attrs) -> str:
-        self.nodes.append({"name": name, "op": op, "input": list(inputs),
-                           "attr": {k: _attr(v) for k, v in attrs.items()}})
+        self.nodes.append(
+            {"name": name, "op": op, "input": list(inputs), "attr": {k: _attr(v) for k, v in attrs.items()}}
+        )
         return name
 
     def save(self, folder: Path, outputs: Sequence[str]) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         blobs, specs = [], []
         for name, arr, quant in self.weights:
-            spec: Dict[str, Any] = {"name": name, "shape": list(arr.shape),
-                                    "dtype": "int32" if arr.dtype == np.int32 else "float32"}
+            spec: dict[str, Any] = {
+                "name": name,
+                "shape": list(arr.shape),
+                "dtype": "int32" if arr.dtype == np.int32 else "float32",
+            }
             if quant == "float16":
                 blobs.append(arr.astype(np.float16).tobytes())
                 spec["quantization"] = {"dtype": "float16", "original_dtype": "float32"}
@@ -114,13 +125,20 @@ class GraphWriter:
             specs.append(spec)
         (folder / "weights.bin").write_bytes(b"".join(blobs))
         model = {
-            "format": "graph-model", "generatedBy": "test_tfjs_graph.py", "convertedBy": None,
+            "format": "graph-model",
+            "generatedBy": "test_tfjs_graph.py",
+            "convertedBy": None,
             "modelTopology": {"node": self.nodes, "library": {}, "versions": {}},
             "weightsManifest": [{"paths": ["weights.bin"], "weights": specs}],
             "signature": {
-                "inputs": {f"{n}:0": {"name": f"{n}:0", "dtype": "DT_FLOAT",
-                                      "tensorShape": {"dim": [{"size": str(d)} for d in s]}}
-                           for n, s in self.inputs.items()},
+                "inputs": {
+                    f"{n}:0": {
+                        "name": f"{n}:0",
+                        "dtype": "DT_FLOAT",
+                        "tensorShape": {"dim": [{"size": str(d)} for d in s]},
+                    }
+                    for n, s in self.inputs.items()
+                },
                 "outputs": {o: {"name": o, "dtype": "DT_FLOAT"} for o in outputs},
             },
         }
@@ -133,66 +151,122 @@ class GraphWriter:
 # Cases: each builds a graph on an NHWC input and returns its output tensor names
 # ---------------------------------------------------------------------------------------------
 
-Case = Tuple[str, List[int], Callable[[GraphWriter, str], List[str]]]
+Case = tuple[str, list[int], Callable[[GraphWriter, str], list[str]]]
 S4 = [1, 1, 1, 1]
 
 
 def conv_same_stride2(g, x):  # odd/even sizes: SAME pads differ top/bottom, left/right
-    y = g.op("conv", "Conv2D", [x, g.rand("w", [3, 3, 3, 5], quant="float16")], strides=[1, 2, 2, 1],
-             padding="SAME", dilations=S4, data_format="NHWC")
+    y = g.op(
+        "conv",
+        "Conv2D",
+        [x, g.rand("w", [3, 3, 3, 5], quant="float16")],
+        strides=[1, 2, 2, 1],
+        padding="SAME",
+        dilations=S4,
+        data_format="NHWC",
+    )
     y = g.op("bias", "BiasAdd", [y, g.rand("b", [5])], data_format="NHWC")
     return [g.op("act", "Relu6", [g.op("scale", "Mul", [y, g.const("k", 4.0)])])]
 
 
 def conv_dilated(g, x):
-    y = g.op("conv", "Conv2D", [x, g.rand("w", [3, 3, 3, 4])], strides=S4, padding="SAME",
-             dilations=[1, 2, 2, 1], data_format="NHWC")
+    y = g.op(
+        "conv",
+        "Conv2D",
+        [x, g.rand("w", [3, 3, 3, 4])],
+        strides=S4,
+        padding="SAME",
+        dilations=[1, 2, 2, 1],
+        data_format="NHWC",
+    )
     y = g.op("add", "AddV2", [y, g.rand("b", [1, 1, 1, 4])])  # folded into the conv bias
     return [g.op("act", "LeakyRelu", [y], alpha=0.3)]
 
 
 def conv_explicit(g, x):
-    y = g.op("conv", "Conv2D", [x, g.rand("w", [3, 2, 3, 4], quant="uint8")], strides=[1, 1, 2, 1],
-             padding="EXPLICIT", explicit_paddings=[0, 0, 1, 2, 2, 1, 0, 0], dilations=S4, data_format="NHWC")
+    y = g.op(
+        "conv",
+        "Conv2D",
+        [x, g.rand("w", [3, 2, 3, 4], quant="uint8")],
+        strides=[1, 1, 2, 1],
+        padding="EXPLICIT",
+        explicit_paddings=[0, 0, 1, 2, 2, 1, 0, 0],
+        dilations=S4,
+        data_format="NHWC",
+    )
     return [g.op("act", "Elu", [y])]
 
 
 def conv_uint16(g, x):
-    y = g.op("conv", "Conv2D", [x, g.rand("w", [3, 3, 4, 6], quant="uint16")], strides=S4, padding="VALID",
-             dilations=S4, data_format="NHWC")
+    y = g.op(
+        "conv",
+        "Conv2D",
+        [x, g.rand("w", [3, 3, 4, 6], quant="uint16")],
+        strides=S4,
+        padding="VALID",
+        dilations=S4,
+        data_format="NHWC",
+    )
     return [y]
 
 
 def depthwise(g, x):
-    y = g.op("dw", "DepthwiseConv2dNative", [x, g.rand("w", [3, 3, 3, 2])], strides=[1, 2, 2, 1],
-             padding="SAME", dilations=S4, data_format="NHWC")
+    y = g.op(
+        "dw",
+        "DepthwiseConv2dNative",
+        [x, g.rand("w", [3, 3, 3, 2])],
+        strides=[1, 2, 2, 1],
+        padding="SAME",
+        dilations=S4,
+        data_format="NHWC",
+    )
     y = g.op("add", "Add", [y, g.rand("b", [6])])
     return [g.op("act", "Relu", [y])]
 
 
 def conv_transpose_k3(g, x):  # SAME, stride 2, 3x3: the result is a crop of the full transpose
-    y = g.op("up", "Conv2DBackpropInput", [g.const("sizes", [1, 11, 13, 4]), g.rand("w", [3, 3, 4, 3]), x],
-             strides=[1, 2, 2, 1], padding="SAME", dilations=S4, data_format="NHWC")
+    y = g.op(
+        "up",
+        "Conv2DBackpropInput",
+        [g.const("sizes", [1, 11, 13, 4]), g.rand("w", [3, 3, 4, 3]), x],
+        strides=[1, 2, 2, 1],
+        padding="SAME",
+        dilations=S4,
+        data_format="NHWC",
+    )
     return [g.op("add", "Add", [y, g.rand("b", [4])])]
 
 
 def conv_transpose_k2(g, x):
-    y = g.op("up", "Conv2DBackpropInput", [g.const("sizes", [1, 12, 14, 2]), g.rand("w", [2, 2, 2, 3]), x],
-             strides=[1, 2, 2, 1], padding="SAME", dilations=S4, data_format="NHWC")
+    y = g.op(
+        "up",
+        "Conv2DBackpropInput",
+        [g.const("sizes", [1, 12, 14, 2]), g.rand("w", [2, 2, 2, 3]), x],
+        strides=[1, 2, 2, 1],
+        padding="SAME",
+        dilations=S4,
+        data_format="NHWC",
+    )
     return [y]
 
 
 def conv_transpose_valid(g, x):
-    y = g.op("up", "Conv2DBackpropInput", [g.const("sizes", [1, 13, 15, 2]), g.rand("w", [3, 3, 2, 3]), x],
-             strides=[1, 2, 2, 1], padding="VALID", dilations=S4, data_format="NHWC")
+    y = g.op(
+        "up",
+        "Conv2DBackpropInput",
+        [g.const("sizes", [1, 13, 15, 2]), g.rand("w", [3, 3, 2, 3]), x],
+        strides=[1, 2, 2, 1],
+        padding="VALID",
+        dilations=S4,
+        data_format="NHWC",
+    )
     return [y]
 
 
 def pools(g, x):
     a = g.op("max", "MaxPool", [x], ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME", data_format="NHWC")
     b = g.op("avg", "AvgPool", [x], ksize=[1, 3, 3, 1], strides=S4, padding="SAME", data_format="NHWC")
-    c = g.op("avg_valid", "AvgPool", [x], ksize=[1, 2, 3, 1], strides=[1, 2, 3, 1], padding="VALID",
-             data_format="NHWC")
+    c = g.op("avg_valid", "AvgPool", [x], ksize=[1, 2, 3, 1], strides=[1, 2, 3, 1], padding="VALID", data_format="NHWC")
     return [a, b, c]
 
 
@@ -200,17 +274,37 @@ def pads_into_conv(g, x):  # NCHW-style pads around transposes, as in converted 
     t = g.op("to_nchw", "Transpose", [x, g.const("p1", [0, 3, 1, 2])])
     p = g.op("pad", "Pad", [t, g.const("pads", [[0, 0], [0, 0], [1, 1], [2, 2]])])
     back = g.op("to_nhwc", "Transpose", [p, g.const("p2", [0, 2, 3, 1])])
-    y = g.op("conv", "Conv2D", [back, g.rand("w", [3, 5, 3, 4])], strides=S4, padding="VALID", dilations=S4,
-             data_format="NHWC")
+    y = g.op(
+        "conv",
+        "Conv2D",
+        [back, g.rand("w", [3, 5, 3, 4])],
+        strides=S4,
+        padding="VALID",
+        dilations=S4,
+        data_format="NHWC",
+    )
     q = g.op("pad_asym", "Pad", [y, g.const("pads2", [[0, 0], [0, 1], [2, 0], [0, 0]])])
-    z = g.op("conv2", "Conv2D", [q, g.rand("w2", [2, 2, 4, 3])], strides=S4, padding="VALID", dilations=S4,
-             data_format="NHWC")
+    z = g.op(
+        "conv2",
+        "Conv2D",
+        [q, g.rand("w2", [2, 2, 4, 3])],
+        strides=S4,
+        padding="VALID",
+        dilations=S4,
+        data_format="NHWC",
+    )
     v = g.op("padv2", "PadV2", [z, g.const("pads3", [[0, 0], [1, 1], [1, 1], [0, 0]]), g.const("cv", 1.5)])
-    w = g.op("conv3", "Conv2D", [v, g.rand("w3", [3, 3, 3, 2])], strides=S4, padding="VALID", dilations=S4,
-             data_format="NHWC")
+    w = g.op(
+        "conv3",
+        "Conv2D",
+        [v, g.rand("w3", [3, 3, 3, 2])],
+        strides=S4,
+        padding="VALID",
+        dilations=S4,
+        data_format="NHWC",
+    )
     m = g.op("padm", "PadV2", [w, g.const("pads4", [[0, 0], [1, 1], [1, 1], [0, 0]]), g.const("ninf", -np.inf)])
-    return [g.op("pool", "MaxPool", [m], ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="VALID",
-                 data_format="NHWC")]
+    return [g.op("pool", "MaxPool", [m], ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="VALID", data_format="NHWC")]
 
 
 def layouts(g, x):  # lazy permutations meeting Concat, SplitV, Reshape, Mean, Squeeze
@@ -250,7 +344,7 @@ def resize(g, x):
     return [up, down, ac]
 
 
-CASES: List[Case] = [
+CASES: list[Case] = [
     ("conv_same_stride2", [1, 9, 10, 3], conv_same_stride2),
     ("conv_dilated", [1, 8, 9, 3], conv_dilated),
     ("conv_explicit", [1, 7, 9, 3], conv_explicit),
@@ -267,7 +361,7 @@ CASES: List[Case] = [
 ]
 
 
-def check_errors(work: Path) -> List[str]:
+def check_errors(work: Path) -> list[str]:
     """Unsupported things must raise TfjsImportError naming the node."""
     problems = []
     rng = np.random.RandomState(0)
@@ -277,16 +371,55 @@ def check_errors(work: Path) -> List[str]:
     expectations.append((g, [g.op("weird", "Cumsum", [x, g.const("a", 1)])], "weird"))
     g = GraphWriter(rng)
     x = g.input("x", [1, 4, 4, 3])
-    expectations.append((g, [g.op("legacy", "ResizeBilinear", [x, g.const("s", [8, 8])], align_corners=False,
-                                  half_pixel_centers=False)], "legacy"))
+    expectations.append(
+        (
+            g,
+            [
+                g.op(
+                    "legacy", "ResizeBilinear", [x, g.const("s", [8, 8])], align_corners=False, half_pixel_centers=False
+                )
+            ],
+            "legacy",
+        )
+    )
     g = GraphWriter(rng)
     x = g.input("x", [1, 4, 4, 3])
-    expectations.append((g, [g.op("nchw", "Conv2D", [x, g.rand("w", [1, 1, 4, 2])], strides=S4, padding="VALID",
-                                  dilations=S4, data_format="NCHW")], "nchw"))
+    expectations.append(
+        (
+            g,
+            [
+                g.op(
+                    "nchw",
+                    "Conv2D",
+                    [x, g.rand("w", [1, 1, 4, 2])],
+                    strides=S4,
+                    padding="VALID",
+                    dilations=S4,
+                    data_format="NCHW",
+                )
+            ],
+            "nchw",
+        )
+    )
     g = GraphWriter(rng)  # grouped Conv2D: TensorFlow.js cannot run it, so the importer refuses it
     x = g.input("x", [1, 4, 4, 4])
-    expectations.append((g, [g.op("grouped", "Conv2D", [x, g.rand("w", [1, 1, 2, 2])], strides=S4,
-                                  padding="VALID", dilations=S4, data_format="NHWC")], "grouped"))
+    expectations.append(
+        (
+            g,
+            [
+                g.op(
+                    "grouped",
+                    "Conv2D",
+                    [x, g.rand("w", [1, 1, 2, 2])],
+                    strides=S4,
+                    padding="VALID",
+                    dilations=S4,
+                    data_format="NHWC",
+                )
+            ],
+            "grouped",
+        )
+    )
     for i, (g, outs, node) in enumerate(expectations):
         path = g.save(work / f"err{i}", outs)
         try:
@@ -300,12 +433,12 @@ def check_errors(work: Path) -> List[str]:
     return problems
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-k", help="run only cases whose name contains this")
     args = ap.parse_args(argv)
     cases = [c for c in CASES if not args.k or args.k in c[0]]
-    failures: List[str] = []
+    failures: list[str] = []
     with tempfile.TemporaryDirectory(prefix="tfjs_op_test_") as tmp:
         work = Path(tmp)
         jobs, built = [], []
@@ -317,8 +450,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             path = g.save(work / name, outs)
             inp = np.random.RandomState(seed + 1).randn(*shape).astype(np.float32)
             np.save(work / name / "in.npy", inp)
-            jobs.append({"model": str(path), "runs": [{"inputs": {"x:0": "in.npy"},
-                                                       "outputs": {o: f"out{k}.npy" for k, o in enumerate(outs)}}]})
+            jobs.append(
+                {
+                    "model": str(path),
+                    "runs": [{"inputs": {"x:0": "in.npy"}, "outputs": {o: f"out{k}.npy" for k, o in enumerate(outs)}}],
+                }
+            )
             built.append((name, path, inp, outs))
         for j in jobs:  # output paths relative to each model's folder
             folder = Path(j["model"]).parent
@@ -332,8 +469,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             try:
                 module = tfjs_graph.build_module(str(path), outputs=outs)
                 # The same graph taking its input as NCHW (input_perms) must give the same outputs.
-                nchw = tfjs_graph.build_module(str(path), outputs=outs,
-                                               input_perms={"x:0": tfjs_graph.NHWC_TO_NCHW})
+                nchw = tfjs_graph.build_module(str(path), outputs=outs, input_perms={"x:0": tfjs_graph.NHWC_TO_NCHW})
                 x = torch.from_numpy(inp)
                 with torch.no_grad():
                     mine = module(x)
@@ -363,6 +499,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def run_tfjs_job(job: Path) -> None:
     import subprocess
+
     script = Path(__file__).with_name("tfjs_run.js")
     proc = subprocess.run(["node", str(script), str(job)], capture_output=True, text=True)
     if proc.returncode != 0:

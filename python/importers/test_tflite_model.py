@@ -10,12 +10,11 @@ with tflite_model.build_module and compares with ai-edge-litert on the same rand
 from __future__ import annotations
 
 import unittest
-from typing import List, Optional, Sequence
+from collections.abc import Sequence
 
 import flatbuffers
 import numpy as np
 import torch
-
 from ai_edge_litert import schema_py_generated as fb
 
 from .tflite_model import bilinear_matrix, build_module
@@ -24,8 +23,12 @@ from .tflite_validate import error_stats, float_reference_model, run_tflite
 
 RNG = np.random.default_rng(1234)
 OPS = fb.BuiltinOperator
-_FB_TYPES = {np.float32: fb.TensorType.FLOAT32, np.int32: fb.TensorType.INT32, np.int8: fb.TensorType.INT8,
-             np.float16: fb.TensorType.FLOAT16}
+_FB_TYPES = {
+    np.float32: fb.TensorType.FLOAT32,
+    np.int32: fb.TensorType.INT32,
+    np.int8: fb.TensorType.INT8,
+    np.float16: fb.TensorType.FLOAT16,
+}
 
 
 class GraphWriter:
@@ -34,14 +37,15 @@ class GraphWriter:
     def __init__(self):
         self.model = fb.ModelT()
         self.model.version = 3
-        self.model.buffers = [fb.BufferT()]           # buffer 0: empty, by convention
+        self.model.buffers = [fb.BufferT()]  # buffer 0: empty, by convention
         self.model.operatorCodes = []
         self.g = fb.SubGraphT()
         self.g.tensors, self.g.operators = [], []
         self.model.subgraphs = [self.g]
 
-    def tensor(self, shape: Sequence[int], data: Optional[np.ndarray] = None, dtype=np.float32,
-               scale=None, axis: int = 0) -> int:
+    def tensor(
+        self, shape: Sequence[int], data: np.ndarray | None = None, dtype=np.float32, scale=None, axis: int = 0
+    ) -> int:
         t = fb.TensorT()
         t.shape = list(shape)
         t.type = _FB_TYPES[dtype]
@@ -64,8 +68,16 @@ class GraphWriter:
     def const(self, data: np.ndarray, dtype=np.float32) -> int:
         return self.tensor(data.shape, data, dtype)
 
-    def op(self, code: int, inputs: List[int], outputs: List[int], options=None, version: int = 1,
-           custom: Optional[bytes] = None, custom_options: Optional[bytes] = None) -> None:
+    def op(
+        self,
+        code: int,
+        inputs: list[int],
+        outputs: list[int],
+        options=None,
+        version: int = 1,
+        custom: bytes | None = None,
+        custom_options: bytes | None = None,
+    ) -> None:
         c = fb.OperatorCodeT()
         if custom is not None:
             c.builtinCode = c.deprecatedBuiltinCode = OPS.CUSTOM
@@ -85,7 +97,7 @@ class GraphWriter:
             o.customOptions = list(custom_options)
         self.g.operators.append(o)
 
-    def finish(self, inputs: List[int], outputs: List[int]) -> bytes:
+    def finish(self, inputs: list[int], outputs: list[int]) -> bytes:
         self.g.inputs, self.g.outputs = list(inputs), list(outputs)
         b = flatbuffers.Builder(1024)
         b.Finish(self.model.Pack(b), file_identifier=b"TFL3")
@@ -104,11 +116,13 @@ def opts(cls, **kw):
 class ImporterTest(unittest.TestCase):
     tmpdir = None
 
-    def run_both(self, data: bytes, input_shapes: Sequence[Sequence[int]], tol: float = 2e-6,
-                 reference: Optional[bytes] = None):
+    def run_both(
+        self, data: bytes, input_shapes: Sequence[Sequence[int]], tol: float = 2e-6, reference: bytes | None = None
+    ):
         """Compare module vs TFLite on random inputs; returns (ours, theirs) lists."""
-        import tempfile
         import os
+        import tempfile
+
         with tempfile.NamedTemporaryFile(suffix=".tflite", delete=False) as f:
             f.write(data)
             path = f.name
@@ -135,18 +149,34 @@ class ImporterTest(unittest.TestCase):
         k = w.const(RNG.normal(0, 0.5, (5, 3, 3, 3)).astype(np.float32))
         b = w.const(RNG.normal(0, 0.5, (5,)).astype(np.float32))
         y = w.tensor([1, 5, 5, 5])
-        w.op(OPS.CONV_2D, [x, k, b], [y], opts(fb.Conv2DOptionsT, padding=fb.Padding.SAME, strideW=2, strideH=2,
-                                                 fusedActivationFunction=fb.ActivationFunctionType.RELU6))
+        w.op(
+            OPS.CONV_2D,
+            [x, k, b],
+            [y],
+            opts(
+                fb.Conv2DOptionsT,
+                padding=fb.Padding.SAME,
+                strideW=2,
+                strideH=2,
+                fusedActivationFunction=fb.ActivationFunctionType.RELU6,
+            ),
+        )
         self.run_both(w.finish([x], [y]), [[1, 9, 10, 3]])
 
     def test_conv_grouped_valid_dilated(self):
         w = GraphWriter()
         x = w.tensor([1, 11, 8, 4])
-        k = w.const(RNG.normal(0, 0.5, (6, 3, 2, 2)).astype(np.float32))   # groups = 4 / 2
+        k = w.const(RNG.normal(0, 0.5, (6, 3, 2, 2)).astype(np.float32))  # groups = 4 / 2
         b = w.const(RNG.normal(0, 0.5, (6,)).astype(np.float32))
         y = w.tensor([1, 7, 6, 6])
-        w.op(OPS.CONV_2D, [x, k, b], [y], opts(fb.Conv2DOptionsT, padding=fb.Padding.VALID, strideW=1, strideH=1,
-                                                  dilationHFactor=2, dilationWFactor=2))
+        w.op(
+            OPS.CONV_2D,
+            [x, k, b],
+            [y],
+            opts(
+                fb.Conv2DOptionsT, padding=fb.Padding.VALID, strideW=1, strideH=1, dilationHFactor=2, dilationWFactor=2
+            ),
+        )
         self.run_both(w.finish([x], [y]), [[1, 11, 8, 4]])
 
     def test_conv_int8_per_channel_weights(self):
@@ -160,11 +190,14 @@ class ImporterTest(unittest.TestCase):
         w.op(OPS.CONV_2D, [x, k, b], [y], opts(fb.Conv2DOptionsT, padding=fb.Padding.SAME, strideW=1, strideH=1))
         data = w.finish([x], [y])
         import tempfile
+
         with tempfile.NamedTemporaryFile(suffix=".tflite") as f:
             f.write(data)
             f.flush()
             g = read_tflite(f.name)
-            np.testing.assert_array_equal(g.constant(k), (q.astype(np.float64) * scale.reshape(4, 1, 1, 1)).astype(np.float32))
+            np.testing.assert_array_equal(
+                g.constant(k), (q.astype(np.float64) * scale.reshape(4, 1, 1, 1)).astype(np.float32)
+            )
             fp32, changes = float_reference_model(f.name)
         self.assertEqual(changes, ["1 int8 weight tensors stored as their float32 values (w = q * scale)"])
         self.run_both(data, [[1, 7, 7, 3]], reference=fp32)
@@ -177,8 +210,12 @@ class ImporterTest(unittest.TestCase):
         k = w.const(RNG.normal(0, 0.5, (1, 3, 3, 6)).astype(np.float32))
         b = w.const(RNG.normal(0, 0.5, (6,)).astype(np.float32))
         y = w.tensor([1, 4, 5, 6])
-        w.op(OPS.DEPTHWISE_CONV_2D, [x, k, b], [y], opts(fb.DepthwiseConv2DOptionsT, padding=fb.Padding.SAME,
-                                                           strideW=2, strideH=2, depthMultiplier=2))
+        w.op(
+            OPS.DEPTHWISE_CONV_2D,
+            [x, k, b],
+            [y],
+            opts(fb.DepthwiseConv2DOptionsT, padding=fb.Padding.SAME, strideW=2, strideH=2, depthMultiplier=2),
+        )
         self.run_both(w.finish([x], [y]), [[1, 8, 9, 3]])
 
     def test_pad_folded_into_conv(self):
@@ -200,8 +237,13 @@ class ImporterTest(unittest.TestCase):
         k = w.const(RNG.normal(0, 0.5, (2, 3, 3, 3)).astype(np.float32))
         b = w.const(RNG.normal(0, 0.5, (2,)).astype(np.float32))
         y = w.tensor([1, 8, 10, 2])
-        w.op(OPS.TRANSPOSE_CONV, [shape, k, x, b], [y],
-             opts(fb.TransposeConvOptionsT, padding=fb.Padding.SAME, strideW=2, strideH=2), version=3)
+        w.op(
+            OPS.TRANSPOSE_CONV,
+            [shape, k, x, b],
+            [y],
+            opts(fb.TransposeConvOptionsT, padding=fb.Padding.SAME, strideW=2, strideH=2),
+            version=3,
+        )
         self.run_both(w.finish([x], [y]), [[1, 4, 5, 3]])
 
     def test_transpose_conv_valid(self):
@@ -210,13 +252,18 @@ class ImporterTest(unittest.TestCase):
         shape = w.const(np.array([1, 7, 9, 3], np.int32), np.int32)
         k = w.const(RNG.normal(0, 0.5, (3, 3, 3, 2)).astype(np.float32))
         y = w.tensor([1, 7, 9, 3])
-        w.op(OPS.TRANSPOSE_CONV, [shape, k, x], [y],
-             opts(fb.TransposeConvOptionsT, padding=fb.Padding.VALID, strideW=2, strideH=2))
+        w.op(
+            OPS.TRANSPOSE_CONV,
+            [shape, k, x],
+            [y],
+            opts(fb.TransposeConvOptionsT, padding=fb.Padding.VALID, strideW=2, strideH=2),
+        )
         self.run_both(w.finish([x], [y]), [[1, 3, 4, 2]])
 
     def test_custom_transpose_conv_bias_matches_builtin(self):
         import struct
         import tempfile
+
         w = GraphWriter()
         x = w.tensor([1, 5, 6, 4])
         k = w.const(RNG.normal(0, 0.5, (3, 2, 2, 4)).astype(np.float32))
@@ -236,16 +283,24 @@ class ImporterTest(unittest.TestCase):
         w = GraphWriter()
         x = w.tensor([1, 7, 7, 3])
         y = w.tensor([1, 4, 4, 3])
-        w.op(OPS.AVERAGE_POOL_2D, [x], [y], opts(fb.Pool2DOptionsT, padding=fb.Padding.SAME, strideW=2, strideH=2,
-                                                   filterWidth=3, filterHeight=3))
+        w.op(
+            OPS.AVERAGE_POOL_2D,
+            [x],
+            [y],
+            opts(fb.Pool2DOptionsT, padding=fb.Padding.SAME, strideW=2, strideH=2, filterWidth=3, filterHeight=3),
+        )
         self.run_both(w.finish([x], [y]), [[1, 7, 7, 3]])
 
     def test_max_pool_same_asymmetric(self):
         w = GraphWriter()
         x = w.tensor([1, 7, 6, 2])
         y = w.tensor([1, 4, 3, 2])
-        w.op(OPS.MAX_POOL_2D, [x], [y], opts(fb.Pool2DOptionsT, padding=fb.Padding.SAME, strideW=2, strideH=2,
-                                               filterWidth=2, filterHeight=2))
+        w.op(
+            OPS.MAX_POOL_2D,
+            [x],
+            [y],
+            opts(fb.Pool2DOptionsT, padding=fb.Padding.SAME, strideW=2, strideH=2, filterWidth=2, filterHeight=2),
+        )
         self.run_both(w.finish([x], [y]), [[1, 7, 6, 2]])
 
     # -- resize --------------------------------------------------------------------------------
@@ -259,20 +314,21 @@ class ImporterTest(unittest.TestCase):
 
     def test_resize_bilinear_legacy_non_integer(self):
         self._resize(OPS.RESIZE_BILINEAR, fb.ResizeBilinearOptionsT, (5, 7), (8, 12))
-        self._resize(OPS.RESIZE_BILINEAR, fb.ResizeBilinearOptionsT, (6, 9), (4, 5))   # downscale
+        self._resize(OPS.RESIZE_BILINEAR, fb.ResizeBilinearOptionsT, (6, 9), (4, 5))  # downscale
 
     def test_resize_bilinear_half_pixel_and_align_corners(self):
         self._resize(OPS.RESIZE_BILINEAR, fb.ResizeBilinearOptionsT, (5, 7), (11, 3), halfPixelCenters=True)
         self._resize(OPS.RESIZE_BILINEAR, fb.ResizeBilinearOptionsT, (5, 7), (9, 13), alignCorners=True)
 
     def test_resize_nearest(self):
-        self._resize(OPS.RESIZE_NEAREST_NEIGHBOR, fb.ResizeNearestNeighborOptionsT, (4, 5), (8, 10),
-                     halfPixelCenters=True)
+        self._resize(
+            OPS.RESIZE_NEAREST_NEIGHBOR, fb.ResizeNearestNeighborOptionsT, (4, 5), (8, 10), halfPixelCenters=True
+        )
         self._resize(OPS.RESIZE_NEAREST_NEIGHBOR, fb.ResizeNearestNeighborOptionsT, (4, 6), (6, 9))
 
     def test_legacy_bilinear_matrix_rows(self):
-        m = bilinear_matrix(3, 4, False, False)      # src = dst * 3 / 4 = 0, .75, 1.5, 2.25 (clamped)
-        np.testing.assert_allclose(m, [[1, 0, 0], [.25, .75, 0], [0, .5, .5], [0, 0, 1]], atol=1e-7)
+        m = bilinear_matrix(3, 4, False, False)  # src = dst * 3 / 4 = 0, .75, 1.5, 2.25 (clamped)
+        np.testing.assert_allclose(m, [[1, 0, 0], [0.25, 0.75, 0], [0, 0.5, 0.5], [0, 0, 1]], atol=1e-7)
 
     # -- layout, slicing, reductions ------------------------------------------------------------
     def test_strided_slice_masks_on_nhwc(self):
@@ -282,8 +338,12 @@ class ImporterTest(unittest.TestCase):
         end = w.const(np.array([1, 8, 0, 5], np.int32), np.int32)
         strides = w.const(np.array([1, 2, 1, 1], np.int32), np.int32)
         y = w.tensor([1, 4, 8, 4])
-        w.op(OPS.STRIDED_SLICE, [x, begin, end, strides], [y],
-             opts(fb.StridedSliceOptionsT, beginMask=0b0100, endMask=0b0100))
+        w.op(
+            OPS.STRIDED_SLICE,
+            [x, begin, end, strides],
+            [y],
+            opts(fb.StridedSliceOptionsT, beginMask=0b0100, endMask=0b0100),
+        )
         z = w.tensor([4, 8, 4])
         b2 = w.const(np.array([0], np.int32), np.int32)
         e2 = w.const(np.array([1], np.int32), np.int32)
@@ -316,7 +376,7 @@ class ImporterTest(unittest.TestCase):
 
     def test_attention_chain_transpose_reshape_matmul_softmax(self):
         w = GraphWriter()
-        x = w.tensor([1, 4, 5, 8])                                  # NHWC
+        x = w.tensor([1, 4, 5, 8])  # NHWC
         perm = w.const(np.array([0, 3, 1, 2], np.int32), np.int32)
         t = w.tensor([1, 8, 4, 5])
         w.op(OPS.TRANSPOSE, [x, perm], [t])
@@ -347,7 +407,7 @@ class ImporterTest(unittest.TestCase):
         w.op(OPS.MAXIMUM, [s, m], [lk])
         half = w.const(np.array([0.5], np.float32))
         e = w.tensor([1, 4, 5, 3])
-        w.op(OPS.ADD, [a, half], [e], opts(fb.AddOptionsT))          # >= 0.5: division stays finite
+        w.op(OPS.ADD, [a, half], [e], opts(fb.AddOptionsT))  # >= 0.5: division stays finite
         d = w.tensor([1, 4, 5, 3])
         w.op(OPS.DIV, [lk, e], [d], opts(fb.DivOptionsT))
         mn = w.tensor([1, 4, 5, 3])
@@ -370,6 +430,7 @@ class ImporterTest(unittest.TestCase):
     # -- errors --------------------------------------------------------------------------------
     def test_unsupported_op_names_the_operator(self):
         import tempfile
+
         w = GraphWriter()
         x = w.tensor([1, 4, 4, 2])
         y = w.tensor([1, 4, 4, 2])
@@ -384,6 +445,7 @@ class ImporterTest(unittest.TestCase):
 
     def test_not_a_tflite_file(self):
         import tempfile
+
         with tempfile.NamedTemporaryFile(suffix=".tflite") as f:
             f.write(b"\0" * 64)
             f.flush()

@@ -11,7 +11,7 @@ import base64
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -29,25 +29,25 @@ class TfjsImportError(ValueError):
 class Node:
     name: str
     op: str
-    inputs: List[str]  # "name" or "name:k"; control inputs ("^name") are dropped
-    attr: Dict[str, Any]  # decoded attribute values (see _decode_attr)
+    inputs: list[str]  # "name" or "name:k"; control inputs ("^name") are dropped
+    attr: dict[str, Any]  # decoded attribute values (see _decode_attr)
 
 
 @dataclass
 class GraphModel:
     path: str
-    nodes: Dict[str, Node]
-    weights: Dict[str, np.ndarray]
-    inputs: Dict[str, Tuple[Optional[List[int]], str]]  # tensor name -> (shape or None, dtype)
-    outputs: List[str]  # tensor names ("Identity:0")
-    meta: Dict[str, Any] = field(default_factory=dict)  # format, generatedBy, convertedBy
+    nodes: dict[str, Node]
+    weights: dict[str, np.ndarray]
+    inputs: dict[str, tuple[list[int] | None, str]]  # tensor name -> (shape or None, dtype)
+    outputs: list[str]  # tensor names ("Identity:0")
+    meta: dict[str, Any] = field(default_factory=dict)  # format, generatedBy, convertedBy
 
 
 _NP_DTYPES = {"float32": np.float32, "int32": np.int32, "bool": np.bool_}
 _QUANT_DTYPES = {"uint8": np.uint8, "uint16": np.uint16, "float16": np.float16}
 
 
-def _dequantize(raw: bytes, offset: int, spec: Dict[str, Any]) -> Tuple[np.ndarray, int]:
+def _dequantize(raw: bytes, offset: int, spec: dict[str, Any]) -> tuple[np.ndarray, int]:
     """Decode one manifest entry starting at byte offset; returns (array, bytes used)."""
     shape = [int(d) for d in spec["shape"]]
     count = int(np.prod(shape)) if shape else 1
@@ -79,8 +79,8 @@ def _dequantize(raw: bytes, offset: int, spec: Dict[str, Any]) -> Tuple[np.ndarr
     return vals.astype(np.float32), nbytes
 
 
-def _read_weights(model_dir: str, manifest: List[Dict[str, Any]]) -> Dict[str, np.ndarray]:
-    weights: Dict[str, np.ndarray] = {}
+def _read_weights(model_dir: str, manifest: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    weights: dict[str, np.ndarray] = {}
     for group in manifest:
         raw = b"".join(open(os.path.join(model_dir, p), "rb").read() for p in group["paths"])
         offset = 0
@@ -90,11 +90,12 @@ def _read_weights(model_dir: str, manifest: List[Dict[str, Any]]) -> Dict[str, n
             offset += used
         if offset != len(raw):
             raise TfjsImportError(
-                f"weight group {group['paths']}: manifest describes {offset} bytes, shards hold {len(raw)}")
+                f"weight group {group['paths']}: manifest describes {offset} bytes, shards hold {len(raw)}"
+            )
     return weights
 
 
-def _decode_attr(value: Dict[str, Any]) -> Any:
+def _decode_attr(value: dict[str, Any]) -> Any:
     """AttrValue (JSON form of the TF proto) -> plain python value."""
     if "list" in value:
         lst = value["list"]
@@ -120,7 +121,7 @@ def _decode_attr(value: Dict[str, Any]) -> Any:
     return None
 
 
-def _tensor_shape(ts: Dict[str, Any]) -> Optional[List[int]]:
+def _tensor_shape(ts: dict[str, Any]) -> list[int] | None:
     if not ts or ts.get("unknownRank"):
         return None
     return [int(d.get("size", -1)) for d in ts.get("dim", [])]
@@ -135,7 +136,7 @@ def load_graph_model(model_json: str) -> GraphModel:
     topo = model["modelTopology"]
     if topo.get("library", {}).get("function"):
         raise TfjsImportError(f"{model_json}: graph functions (control flow) are not supported")
-    nodes: Dict[str, Node] = {}
+    nodes: dict[str, Node] = {}
     for n in topo["node"]:
         attr = {k: _decode_attr(v) for k, v in n.get("attr", {}).items()}
         inputs = [i for i in n.get("input", []) if not i.startswith("^")]
@@ -143,7 +144,7 @@ def load_graph_model(model_json: str) -> GraphModel:
     weights = _read_weights(os.path.dirname(os.path.abspath(model_json)), model["weightsManifest"])
 
     sig = model.get("signature", {})
-    inputs: Dict[str, Tuple[Optional[List[int]], str]] = {}
+    inputs: dict[str, tuple[list[int] | None, str]] = {}
     if sig.get("inputs"):
         for name, info in sig["inputs"].items():
             inputs[info.get("name", name)] = (_tensor_shape(info.get("tensorShape", {})), info.get("dtype", ""))
@@ -156,7 +157,7 @@ def load_graph_model(model_json: str) -> GraphModel:
     return GraphModel(os.path.abspath(model_json), nodes, weights, inputs, outputs, meta)
 
 
-def split_name(tensor: str) -> Tuple[str, int]:
+def split_name(tensor: str) -> tuple[str, int]:
     """'node:1' -> ('node', 1); 'node' -> ('node', 0)."""
     base, sep, idx = tensor.rpartition(":")
     if sep and idx.isdigit():
@@ -164,8 +165,8 @@ def split_name(tensor: str) -> Tuple[str, int]:
     return tensor, 0
 
 
-def op_histogram(graph: GraphModel) -> Dict[str, int]:
-    hist: Dict[str, int] = {}
+def op_histogram(graph: GraphModel) -> dict[str, int]:
+    hist: dict[str, int] = {}
     for n in graph.nodes.values():
         hist[n.op] = hist.get(n.op, 0) + 1
     return dict(sorted(hist.items(), key=lambda kv: -kv[1]))

@@ -27,7 +27,8 @@ Anything the importer does not know raises TfjsImportError naming the node and i
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -42,6 +43,7 @@ NHWC_TO_NCHW = (0, 3, 1, 2)  # torch input x = tf_input.permute(NHWC_TO_NCHW)
 # The module
 # ---------------------------------------------------------------------------------------------
 
+
 class TfjsGraphModule(nn.Module):
     """forward(*inputs) runs the graph; returns a tuple of outputs (in `outputs` order).
 
@@ -52,11 +54,15 @@ class TfjsGraphModule(nn.Module):
     input_shapes:  {name: shape} for the warm-up run where the model's own shape has unknown dims
     """
 
-    def __init__(self, graph: GraphModel, inputs: Optional[Sequence[str]] = None,
-                 outputs: Optional[Sequence[str]] = None,
-                 input_perms: Optional[Dict[str, Sequence[int]]] = None,
-                 output_perms: Optional[Dict[str, Sequence[int]]] = None,
-                 input_shapes: Optional[Dict[str, Sequence[int]]] = None):
+    def __init__(
+        self,
+        graph: GraphModel,
+        inputs: Sequence[str] | None = None,
+        outputs: Sequence[str] | None = None,
+        input_perms: dict[str, Sequence[int]] | None = None,
+        output_perms: dict[str, Sequence[int]] | None = None,
+        input_shapes: dict[str, Sequence[int]] | None = None,
+    ):
         super().__init__()
         self.graph = graph
         self.input_names = list(inputs if inputs is not None else graph.inputs.keys())
@@ -72,10 +78,10 @@ class TfjsGraphModule(nn.Module):
 
         self._order = self._topological_order()
         self._consumers = self._count_consumers()
-        self._fused_bias: Dict[str, str] = {}  # conv node -> bias Const tensor name
-        self._alias: Dict[str, str] = {}  # node whose value is another node's (folded Add)
+        self._fused_bias: dict[str, str] = {}  # conv node -> bias Const tensor name
+        self._alias: dict[str, str] = {}  # node whose value is another node's (folded Add)
         self._fuse_conv_bias()
-        self._buffers_by_key: Dict[Any, str] = {}
+        self._buffers_by_key: dict[Any, str] = {}
         self._frozen = False
 
         # Warm-up: creates the derived constant buffers (conv weights in OIHW, per-channel
@@ -97,15 +103,15 @@ class TfjsGraphModule(nn.Module):
 
     # -- graph analysis -----------------------------------------------------------------------
 
-    def _topological_order(self) -> List[Node]:
+    def _topological_order(self) -> list[Node]:
         nodes = self.graph.nodes
-        order: List[Node] = []
-        state: Dict[str, int] = {}  # 1 = visiting, 2 = done
+        order: list[Node] = []
+        state: dict[str, int] = {}  # 1 = visiting, 2 = done
         for out in self.output_names:
             base, _ = split_name(out)
             if base not in nodes:
                 raise TfjsImportError(f"output {out!r}: no node named {base!r}")
-            stack: List[Tuple[str, int]] = [(base, 0)]
+            stack: list[tuple[str, int]] = [(base, 0)]
             while stack:
                 name, i = stack.pop()
                 if i == 0:
@@ -127,8 +133,8 @@ class TfjsGraphModule(nn.Module):
                     order.append(nodes[name])
         return order
 
-    def _count_consumers(self) -> Dict[str, int]:
-        count: Dict[str, int] = {}
+    def _count_consumers(self) -> dict[str, int]:
+        count: dict[str, int] = {}
         for n in self._order:
             for i in n.inputs:
                 b, k = split_name(i)
@@ -140,7 +146,7 @@ class TfjsGraphModule(nn.Module):
             count[key] = count.get(key, 0) + 1
         return count
 
-    def _const_array(self, tensor: str) -> Optional[np.ndarray]:
+    def _const_array(self, tensor: str) -> np.ndarray | None:
         base, _ = split_name(tensor)
         node = self.graph.nodes.get(base)
         while node is not None and node.op == "Identity":
@@ -151,7 +157,7 @@ class TfjsGraphModule(nn.Module):
 
     def _fuse_conv_bias(self) -> None:
         """conv -> Add(per-channel const) with the conv as its only consumer: bias of the conv."""
-        consumers: Dict[str, List[Node]] = {}
+        consumers: dict[str, list[Node]] = {}
         for n in self._order:
             for i in n.inputs:
                 consumers.setdefault(f"{split_name(i)[0]}:{split_name(i)[1]}", []).append(n)
@@ -180,7 +186,7 @@ class TfjsGraphModule(nn.Module):
             self._fused_bias[conv.name] = other[0]
             self._alias[add.name] = conv.name
 
-    def _conv_out_channels(self, conv: Node) -> Optional[int]:
+    def _conv_out_channels(self, conv: Node) -> int | None:
         idx = 1
         w = self._const_array(conv.inputs[idx])
         if w is None or w.ndim != 4:
@@ -200,31 +206,35 @@ class TfjsGraphModule(nn.Module):
             if self._frozen:
                 raise TfjsImportError(
                     f"constant {key!r} is needed in a layout that the warm-up run did not create; "
-                    "the inputs differ in shape from the ones the module was built for")
+                    "the inputs differ in shape from the ones the module was built for"
+                )
             arr = np.ascontiguousarray(make(), dtype=np.float32)
             name = f"const_{len(self._buffers_by_key)}"
             self.register_buffer(name, torch.from_numpy(arr))
             self._buffers_by_key[key] = name
         return getattr(self, name)
 
-    def host_to_tensor(self, tensor_name: str, c: np.ndarray, like: TVal) -> Union[float, torch.Tensor]:
+    def host_to_tensor(self, tensor_name: str, c: np.ndarray, like: TVal) -> float | torch.Tensor:
         """A host constant as an operand of an elementwise op with `like` (TF broadcasting)."""
         if c.size == 1 and c.ndim <= like.rank:
             return float(c.reshape(()))
         if c.ndim > like.rank:
-            raise TfjsImportError(f"constant {tensor_name!r} of shape {list(c.shape)} has a higher rank "
-                                  f"than the tensor it is combined with ({like.tf_shape()})")
+            raise TfjsImportError(
+                f"constant {tensor_name!r} of shape {list(c.shape)} has a higher rank "
+                f"than the tensor it is combined with ({like.tf_shape()})"
+            )
         full = c.reshape((1,) * (like.rank - c.ndim) + c.shape)
         inv = _inverse(like.perm)
         return self.derived(("elem", tensor_name, like.perm), lambda: np.transpose(full, inv))
 
     # -- running ------------------------------------------------------------------------------------
 
-    def forward(self, *inputs: torch.Tensor) -> Tuple[torch.Tensor, ...]:
+    def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
         if len(inputs) != len(self.input_names):
-            raise TfjsImportError(f"forward() takes {len(self.input_names)} inputs "
-                                  f"({self.input_names}), got {len(inputs)}")
-        env: Dict[str, Value] = {}
+            raise TfjsImportError(
+                f"forward() takes {len(self.input_names)} inputs ({self.input_names}), got {len(inputs)}"
+            )
+        env: dict[str, Value] = {}
         for name, x in zip(self.input_names, inputs):
             base, k = split_name(name)
             q = self.input_perms.get(name)
@@ -239,7 +249,7 @@ class TfjsGraphModule(nn.Module):
             if node.op == "Const":
                 if node.name not in self.graph.weights:
                     raise TfjsImportError(f"node {node.name!r} (op Const): no value in the weight manifest")
-                out: Union[Value, List[Value]] = self.graph.weights[node.name]
+                out: Value | list[Value] = self.graph.weights[node.name]
             elif node.op == "Placeholder":
                 raise TfjsImportError(f"node {node.name!r} (op Placeholder) is needed but not a forward() input")
             else:
@@ -282,9 +292,20 @@ def build_module(model_json: str, **kwargs) -> TfjsGraphModule:
     return module
 
 
-def unsupported_ops(graph: GraphModel) -> List[str]:
+def unsupported_ops(graph: GraphModel) -> list[str]:
     return sorted({n.op for n in graph.nodes.values()} - set(OPS) - {"Const", "Placeholder"})
 
 
-__all__ = ["GraphModel", "Node", "TfjsGraphModule", "TfjsImportError", "NHWC_TO_NCHW", "OPS", "split_name",
-           "build_module", "load_graph_model", "op_histogram", "unsupported_ops"]
+__all__ = [
+    "GraphModel",
+    "Node",
+    "TfjsGraphModule",
+    "TfjsImportError",
+    "NHWC_TO_NCHW",
+    "OPS",
+    "split_name",
+    "build_module",
+    "load_graph_model",
+    "op_histogram",
+    "unsupported_ops",
+]

@@ -8,7 +8,8 @@ values, and returns a value (or a list, for multi-output ops). Values are host n
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -20,7 +21,7 @@ from .tfjs_format import Node, TfjsImportError
 # Values flowing through the graph
 # ---------------------------------------------------------------------------------------------
 
-Perm = Tuple[int, ...]
+Perm = tuple[int, ...]
 
 
 def _identity(rank: int) -> Perm:
@@ -43,8 +44,13 @@ class TVal:
 
     __slots__ = ("t", "perm", "pad", "pad_value")
 
-    def __init__(self, t: torch.Tensor, perm: Optional[Perm] = None,
-                 pad: Optional[List[Tuple[int, int]]] = None, pad_value: float = 0.0):
+    def __init__(
+        self,
+        t: torch.Tensor,
+        perm: Perm | None = None,
+        pad: list[tuple[int, int]] | None = None,
+        pad_value: float = 0.0,
+    ):
         self.t = t
         self.perm = tuple(perm) if perm is not None else _identity(t.dim())
         self.pad = pad
@@ -54,21 +60,21 @@ class TVal:
     def rank(self) -> int:
         return self.t.dim()
 
-    def torch_shape(self) -> List[int]:
+    def torch_shape(self) -> list[int]:
         shape = [int(s) for s in self.t.shape]
         if self.pad:
             shape = [s + b + a for s, (b, a) in zip(shape, self.pad)]
         return shape
 
-    def tf_shape(self) -> List[int]:
+    def tf_shape(self) -> list[int]:
         ts = self.torch_shape()
         return [ts[p] for p in self.perm]
 
-    def unpadded(self) -> "TVal":
+    def unpadded(self) -> TVal:
         """Same value with any pending pad applied."""
         if not self.pad:
             return self
-        flat: List[int] = []
+        flat: list[int] = []
         for before, after in reversed(self.pad):  # F.pad lists the last axis first
             flat += [before, after]
         return TVal(F.pad(self.t, flat, value=self.pad_value), self.perm)
@@ -85,15 +91,15 @@ class TVal:
         return self.layout(_identity(self.rank))
 
 
-Value = Union[TVal, np.ndarray]
+Value = TVal | np.ndarray
 
 
 def _is_host(v: Value) -> bool:
     return isinstance(v, np.ndarray)
 
 
-OpFn = Callable[[Any, Node, List[Value]], Union[Value, List[Value]]]
-OPS: Dict[str, OpFn] = {}
+OpFn = Callable[[Any, Node, list[Value]], Value | list[Value]]
+OPS: dict[str, OpFn] = {}
 
 
 def _op(*names: str):
@@ -101,6 +107,7 @@ def _op(*names: str):
         for n in names:
             OPS[n] = fn
         return fn
+
     return reg
 
 
@@ -109,18 +116,19 @@ def _op(*names: str):
 # ---------------------------------------------------------------------------------------------
 
 
-def _host(node: Node, ins: List[Value], i: int, what: str) -> np.ndarray:
+def _host(node: Node, ins: list[Value], i: int, what: str) -> np.ndarray:
     v = ins[i]
     if not _is_host(v):
         raise TfjsImportError(f"node {node.name!r} (op {node.op}): {what} (input {i}) must be a constant")
     return v
 
 
-def _tensor(node: Node, ins: List[Value], i: int) -> TVal:
+def _tensor(node: Node, ins: list[Value], i: int) -> TVal:
     v = ins[i]
     if _is_host(v):
-        raise TfjsImportError(f"node {node.name!r} (op {node.op}): input {i} is a constant; only tensors are "
-                              "supported here")
+        raise TfjsImportError(
+            f"node {node.name!r} (op {node.op}): input {i} is a constant; only tensors are supported here"
+        )
     return v
 
 
@@ -135,7 +143,7 @@ def _identity_op(m, node, ins):
 
 # -- elementwise ---------------------------------------------------------------------------------
 
-_UNARY: Dict[str, Tuple[Callable[[torch.Tensor, Node], torch.Tensor], Callable[[np.ndarray], np.ndarray]]] = {
+_UNARY: dict[str, tuple[Callable[[torch.Tensor, Node], torch.Tensor], Callable[[np.ndarray], np.ndarray]]] = {
     "Relu": (lambda x, n: F.relu(x), lambda a: np.maximum(a, 0)),
     "Relu6": (lambda x, n: F.hardtanh(x, 0.0, 6.0), lambda a: np.clip(a, 0, 6)),
     "LeakyRelu": (lambda x, n: F.leaky_relu(x, n.attr.get("alpha", 0.2)), None),
@@ -164,7 +172,7 @@ def _unary(m, node, ins):
 for _name in _UNARY:
     OPS[_name] = _unary
 
-_BINARY: Dict[str, Tuple[Callable, Callable]] = {
+_BINARY: dict[str, tuple[Callable, Callable]] = {
     "Add": (torch.add, np.add),
     "AddV2": (torch.add, np.add),
     "Sub": (torch.sub, np.subtract),
@@ -205,8 +213,7 @@ for _name in _BINARY:
 def _add_n(m, node, ins):
     acc = ins[0]
     for i in range(1, len(ins)):
-        acc = _binary_values(m, node, acc, ins[i], torch.add, np.add, m.input_name(node, i - 1),
-                             m.input_name(node, i))
+        acc = _binary_values(m, node, acc, ins[i], torch.add, np.add, m.input_name(node, i - 1), m.input_name(node, i))
     return acc
 
 
@@ -215,12 +222,14 @@ def _bias_add(m, node, ins):
     x = _tensor(node, ins, 0).unpadded()
     b = _host(node, ins, 1, "bias")
     if node.attr.get("data_format", "NHWC") != "NHWC":
-        raise TfjsImportError(f"node {node.name!r} (op BiasAdd): data_format {node.attr['data_format']!r} "
-                              "is not supported")
+        raise TfjsImportError(
+            f"node {node.name!r} (op BiasAdd): data_format {node.attr['data_format']!r} is not supported"
+        )
     return _binary_values(m, node, x, b, torch.add, np.add, "", m.input_name(node, 1) + "/bias_add")
 
 
 # -- constant folding of shape arithmetic ----------------------------------------------------------
+
 
 @_op("SparseToDense")
 def _sparse_to_dense(m, node, ins):
@@ -258,6 +267,7 @@ def _shape(m, node, ins):
 
 # -- layout ops --------------------------------------------------------------------------------------
 
+
 @_op("Transpose")
 def _transpose(m, node, ins):
     q = [int(i) for i in _host(node, ins, 1, "perm").reshape(-1)]
@@ -282,8 +292,9 @@ def _squeeze(m, node, ins):
         return np.squeeze(ins[0], axis=tuple(dims) if dims else None)
     v = ins[0]
     shape = v.tf_shape()
-    dims = [_axis(d, v.rank) for d in (node.attr.get("squeeze_dims") or [])] or \
-        [i for i, s in enumerate(shape) if s == 1]
+    dims = [_axis(d, v.rank) for d in (node.attr.get("squeeze_dims") or [])] or [
+        i for i, s in enumerate(shape) if s == 1
+    ]
     return TVal(v.plain().reshape([s for i, s in enumerate(shape) if i not in dims]))
 
 
@@ -296,7 +307,7 @@ def _expand_dims(m, node, ins):
     return TVal(v.plain().unsqueeze(_axis(axis, v.rank + 1)))
 
 
-def _common_layout(node: Node, m, ins: List[Value], names: List[str]) -> Tuple[List[torch.Tensor], Perm]:
+def _common_layout(node: Node, m, ins: list[Value], names: list[str]) -> tuple[list[torch.Tensor], Perm]:
     """Bring tensor values (and constants) to the layout of the first tensor."""
     first = next(v for v in ins if not _is_host(v))
     perm = first.unpadded().perm
@@ -304,7 +315,7 @@ def _common_layout(node: Node, m, ins: List[Value], names: List[str]) -> Tuple[L
     for v, n in zip(ins, names):
         if _is_host(v):
             inv = _inverse(perm)
-            out.append(m.derived(("concat", n, perm), lambda v=v: np.transpose(v, inv)))
+            out.append(m.derived(("concat", n, perm), lambda v=v, inv=inv: np.transpose(v, inv)))
         else:
             if v.rank != first.rank:
                 raise TfjsImportError(f"node {node.name!r} (op {node.op}): inputs of different rank")
@@ -379,7 +390,7 @@ def _layout_of(node: Node) -> Perm:
     raise TfjsImportError(f"node {node.name!r} (op {node.op}): data_format {fmt!r} is not supported")
 
 
-def _hw(node: Node, key: str, default: int = 1) -> Tuple[int, int]:
+def _hw(node: Node, key: str, default: int = 1) -> tuple[int, int]:
     """(h, w) of a 4-entry strides/ksize/dilations attribute in the node's data_format."""
     vals = node.attr.get(key) or [default] * 4
     if len(vals) != 4:
@@ -389,7 +400,7 @@ def _hw(node: Node, key: str, default: int = 1) -> Tuple[int, int]:
     return int(vals[1]), int(vals[2])
 
 
-def _spatial_input(node: Node, v: TVal) -> Tuple[torch.Tensor, List[Tuple[int, int]], float]:
+def _spatial_input(node: Node, v: TVal) -> tuple[torch.Tensor, list[tuple[int, int]], float]:
     """NCHW torch tensor of a conv/pool input and its pending spatial pad ([(t, b), (l, r)], value).
 
     Pending pads on the batch or channel axis are applied here; spatial ones are returned for
@@ -407,15 +418,16 @@ def _spatial_input(node: Node, v: TVal) -> Tuple[torch.Tensor, List[Tuple[int, i
     return bare.layout(want), [v.pad[src_axis[2]], v.pad[src_axis[3]]], v.pad_value
 
 
-def _same_pads(size: int, k: int, s: int, d: int) -> Tuple[int, int]:
+def _same_pads(size: int, k: int, s: int, d: int) -> tuple[int, int]:
     eff = (k - 1) * d + 1
     out = -(-size // s)
     total = max((out - 1) * s + eff - size, 0)
     return total // 2, total - total // 2
 
 
-def _window_pads(node: Node, in_hw: Sequence[int], k: Sequence[int], s: Sequence[int],
-                 d: Sequence[int]) -> List[Tuple[int, int]]:
+def _window_pads(
+    node: Node, in_hw: Sequence[int], k: Sequence[int], s: Sequence[int], d: Sequence[int]
+) -> list[tuple[int, int]]:
     padding = node.attr.get("padding", "VALID")
     if padding == "VALID":
         return [(0, 0), (0, 0)]
@@ -434,11 +446,11 @@ def _add_pads(a, b):
 
 
 def _pad_nchw(x: torch.Tensor, pads, value: float) -> torch.Tensor:
-    (t, b), (l, r) = pads
-    return F.pad(x, [l, r, t, b], value=value) if (t or b or l or r) else x
+    (top, bottom), (left, right) = pads
+    return F.pad(x, [left, right, top, bottom], value=value) if (top or bottom or left or right) else x
 
 
-def _conv_bias(m, node: Node) -> Optional[torch.Tensor]:
+def _conv_bias(m, node: Node) -> torch.Tensor | None:
     name = m._fused_bias.get(node.name)
     if name is None:
         return None
@@ -471,8 +483,10 @@ def _conv2d(m, node, ins):
     if w.ndim != 4 or cin != w.shape[2]:
         # (TF allows grouped Conv2D with cin a multiple of the filter's; TensorFlow.js does not,
         # so such a graph could not be checked against it.)
-        raise TfjsImportError(f"node {node.name!r} (op Conv2D): filter {list(w.shape)} does not fit {cin} "
-                              "input channels (grouped Conv2D is not supported)")
+        raise TfjsImportError(
+            f"node {node.name!r} (op Conv2D): filter {list(w.shape)} does not fit {cin} "
+            "input channels (grouped Conv2D is not supported)"
+        )
     weight = m.derived(("conv", w_name), lambda: w.transpose(3, 2, 0, 1))  # OIHW
     return _conv_common(m, node, x, weight, w.shape[:2], 1)
 
@@ -552,8 +566,7 @@ def _avg_pool(m, node, ins):
     pads = _window_pads(node, x.shape[2:], k, s, (1, 1))
     if pads == [(0, 0), (0, 0)]:
         y = F.avg_pool2d(x, k, s)
-    elif pads[0][0] == pads[0][1] and pads[1][0] == pads[1][1] and pads[0][0] <= k[0] // 2 \
-            and pads[1][0] <= k[1] // 2:
+    elif pads[0][0] == pads[0][1] and pads[1][0] == pads[1][1] and pads[0][0] <= k[0] // 2 and pads[1][0] <= k[1] // 2:
         # TF's SAME average pool divides by the number of real (unpadded) cells.
         y = F.avg_pool2d(x, k, s, padding=(pads[0][0], pads[1][0]), count_include_pad=False)
     else:
@@ -588,6 +601,8 @@ def _resize_bilinear(m, node, ins):
     elif align and not half:
         y = F.interpolate(x, size=size, mode="bilinear", align_corners=True)
     else:
-        raise TfjsImportError(f"node {node.name!r} (op ResizeBilinear): align_corners={align}, "
-                              f"half_pixel_centers={half} (the legacy sampler) is not supported")
+        raise TfjsImportError(
+            f"node {node.name!r} (op ResizeBilinear): align_corners={align}, "
+            f"half_pixel_centers={half} (the legacy sampler) is not supported"
+        )
     return TVal(y, _NHWC_VIEW)

@@ -31,16 +31,37 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import torch
 import torch.nn as nn
 
 from .tflite_reader import Graph, Operator, TFLiteImportError, read_tflite
-from .tflite_steps import (Binary, Cat, Const, Conv, Interpolate, LeakyRelu, Linear, MatMul, MatrixResize,
-                           Pad, Perm, Permute, Pool, Reduce, Reshape, Slice, Softmax, TFLiteModule,
-                           TransposeConv, Unary, activation, inverse_perm)
+from .tflite_steps import (
+    Binary,
+    Cat,
+    Const,
+    Conv,
+    Interpolate,
+    LeakyRelu,
+    Linear,
+    MatMul,
+    MatrixResize,
+    Pad,
+    Perm,
+    Permute,
+    Pool,
+    Reduce,
+    Reshape,
+    Slice,
+    Softmax,
+    TFLiteModule,
+    TransposeConv,
+    Unary,
+    activation,
+    inverse_perm,
+)
 
 NCHW: Perm = (0, 3, 1, 2)
 
@@ -54,7 +75,7 @@ def _ident(rank: int) -> Perm:
 # ---------------------------------------------------------------------------
 
 Handler = Callable[["_Builder", Operator], None]
-_HANDLERS: Dict[str, Handler] = {}
+_HANDLERS: dict[str, Handler] = {}
 
 
 def _handles(*names: str):
@@ -62,20 +83,21 @@ def _handles(*names: str):
         for n in names:
             _HANDLERS[n] = fn
         return fn
+
     return deco
 
 
 class _Builder:
     def __init__(self, g: Graph):
         self.g = g
-        self.steps: List[Tuple[nn.Module, List[str], List[str]]] = []
-        self.avail: Dict[int, Dict[Perm, str]] = {}   # tensor -> perm -> value key
-        self.home: Dict[int, Tuple[str, Perm]] = {}   # first layout a tensor was produced in
-        self.producer: Dict[int, Operator] = {}
+        self.steps: list[tuple[nn.Module, list[str], list[str]]] = []
+        self.avail: dict[int, dict[Perm, str]] = {}  # tensor -> perm -> value key
+        self.home: dict[int, tuple[str, Perm]] = {}  # first layout a tensor was produced in
+        self.producer: dict[int, Operator] = {}
         for op in g.operators:
             for t in op.outputs:
                 self.producer[t] = op
-        self.op: Optional[Operator] = None
+        self.op: Operator | None = None
 
     # -- errors ------------------------------------------------------------
     def fail(self, msg: str) -> TFLiteImportError:
@@ -83,7 +105,7 @@ class _Builder:
         return TFLiteImportError(f"{self.g.path}: {where}: {msg}")
 
     # -- tensors -----------------------------------------------------------
-    def shape(self, ti: int) -> Tuple[int, ...]:
+    def shape(self, ti: int) -> tuple[int, ...]:
         return self.g.tensors[ti].shape
 
     def rank(self, ti: int) -> int:
@@ -97,7 +119,7 @@ class _Builder:
             raise self.fail(f"input tensor #{ti} {self.g.tensors[ti].name!r} must be a constant")
         return self.g.constant(ti)
 
-    def folded(self, ti: int) -> Optional[np.ndarray]:
+    def folded(self, ti: int) -> np.ndarray | None:
         """A constant, or the float32 value of DEQUANTIZE(constant): weights stored as
         float16/int8 behind a DEQUANTIZE op are constants too."""
         if self.is_const(ti):
@@ -126,7 +148,7 @@ class _Builder:
             return _ident(self.rank(ti))
         raise self.fail(f"tensor #{ti} {self.g.tensors[ti].name!r} is used before it is computed")
 
-    def value(self, ti: int, perm: Optional[Perm] = None) -> str:
+    def value(self, ti: int, perm: Perm | None = None) -> str:
         """Key of tensor `ti` held in layout `perm` (its available layout when None);
         emits a permute or a constant step when needed."""
         if perm is None:
@@ -182,7 +204,7 @@ class _Builder:
         return out
 
 
-def _same_pads(size: int, k: int, s: int, d: int) -> Tuple[int, int]:
+def _same_pads(size: int, k: int, s: int, d: int) -> tuple[int, int]:
     """TFLite SAME padding along one axis: (before, after); the extra pixel goes after."""
     out = (size + s - 1) // s
     eff = (k - 1) * d + 1
@@ -197,7 +219,7 @@ def _padding_mode(b: _Builder, op: Operator) -> str:
     return "SAME" if p == 0 else "VALID"
 
 
-def _folded_zero_pad(b: _Builder, x_ti: int) -> Tuple[int, Tuple[int, int, int, int]]:
+def _folded_zero_pad(b: _Builder, x_ti: int) -> tuple[int, tuple[int, int, int, int]]:
     """If x is PAD(y) with zeros on H and W only, return (y, (top, bottom, left, right)) so the
     pad can be merged into a convolution; else (x, zeros)."""
     p = b.producer.get(x_ti)
@@ -219,22 +241,22 @@ def _folded_zero_pad(b: _Builder, x_ti: int) -> Tuple[int, Tuple[int, int, int, 
 def _conv_padding(b: _Builder, op: Operator, x_ti: int, kh: int, kw: int):
     """Input tensor after folding a preceding zero PAD, and either symmetric conv padding
     (ph, pw) or an explicit F.pad tuple (left, right, top, bottom)."""
-    x_ti, (t, bo, l, r) = _folded_zero_pad(b, x_ti)
+    x_ti, (t, bo, le, r) = _folded_zero_pad(b, x_ti)
     _, h, w, _ = b.shape(x_ti)
     h += t + bo
-    w += l + r
+    w += le + r
     if _padding_mode(b, op) == "SAME":
         sh, sw = op.options.get("StrideH", 1), op.options.get("StrideW", 1)
         dh, dw = op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)
         pt, pb = _same_pads(h, kh, sh, dh)
         pl, pr = _same_pads(w, kw, sw, dw)
-        t, bo, l, r = t + pt, bo + pb, l + pl, r + pr
-    if t == bo and l == r:
-        return x_ti, (t, l), None
-    return x_ti, (0, 0), (l, r, t, bo)
+        t, bo, le, r = t + pt, bo + pb, le + pl, r + pr
+    if t == bo and le == r:
+        return x_ti, (t, le), None
+    return x_ti, (0, 0), (le, r, t, bo)
 
 
-def _bias(b: _Builder, op: Operator, slot: int, n: int) -> Optional[np.ndarray]:
+def _bias(b: _Builder, op: Operator, slot: int, n: int) -> np.ndarray | None:
     if len(op.inputs) <= slot or op.inputs[slot] < 0:
         return None
     bias = b.weight(op.inputs[slot]).reshape(-1)
@@ -243,7 +265,7 @@ def _bias(b: _Builder, op: Operator, slot: int, n: int) -> Optional[np.ndarray]:
     return bias
 
 
-def _set_params(mod: nn.Module, w: np.ndarray, bias: Optional[np.ndarray]) -> None:
+def _set_params(mod: nn.Module, w: np.ndarray, bias: np.ndarray | None) -> None:
     with torch.no_grad():
         mod.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
         if bias is not None:
@@ -257,16 +279,23 @@ def _set_params(mod: nn.Module, w: np.ndarray, bias: Optional[np.ndarray]) -> No
 
 @_handles("CONV_2D")
 def _conv_2d(b: _Builder, op: Operator) -> None:
-    w = b.weight(op.inputs[1])                       # [O, KH, KW, I/groups]
+    w = b.weight(op.inputs[1])  # [O, KH, KW, I/groups]
     o, kh, kw, ig = w.shape
     x_ti, pad, explicit = _conv_padding(b, op, op.inputs[0], kh, kw)
     cin = b.shape(x_ti)[3]
     if cin % ig:
         raise b.fail(f"input has {cin} channels, weights expect a multiple of {ig}")
     groups = cin // ig
-    conv = nn.Conv2d(cin, o, (kh, kw), stride=(op.options.get("StrideH", 1), op.options.get("StrideW", 1)),
-                     padding=pad, dilation=(op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)),
-                     groups=groups, bias=len(op.inputs) > 2 and op.inputs[2] >= 0)
+    conv = nn.Conv2d(
+        cin,
+        o,
+        (kh, kw),
+        stride=(op.options.get("StrideH", 1), op.options.get("StrideW", 1)),
+        padding=pad,
+        dilation=(op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)),
+        groups=groups,
+        bias=len(op.inputs) > 2 and op.inputs[2] >= 0,
+    )
     _set_params(conv, w.transpose(0, 3, 1, 2), _bias(b, op, 2, o))
     act = activation(op.options.get("FusedActivationFunction", 0), op.where())
     b.emit(Conv(conv, explicit, act), [b.value(x_ti, NCHW)], op.outputs[0], NCHW)
@@ -274,22 +303,38 @@ def _conv_2d(b: _Builder, op: Operator) -> None:
 
 @_handles("DEPTHWISE_CONV_2D")
 def _depthwise_conv_2d(b: _Builder, op: Operator) -> None:
-    w = b.weight(op.inputs[1])                       # [1, KH, KW, C*multiplier]
+    w = b.weight(op.inputs[1])  # [1, KH, KW, C*multiplier]
     _, kh, kw, co = w.shape
     x_ti, pad, explicit = _conv_padding(b, op, op.inputs[0], kh, kw)
     cin = b.shape(x_ti)[3]
     if co % cin:
         raise b.fail(f"{co} output channels is not a multiple of {cin} input channels")
-    conv = nn.Conv2d(cin, co, (kh, kw), stride=(op.options.get("StrideH", 1), op.options.get("StrideW", 1)),
-                     padding=pad, dilation=(op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)),
-                     groups=cin, bias=len(op.inputs) > 2 and op.inputs[2] >= 0)
+    conv = nn.Conv2d(
+        cin,
+        co,
+        (kh, kw),
+        stride=(op.options.get("StrideH", 1), op.options.get("StrideW", 1)),
+        padding=pad,
+        dilation=(op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1)),
+        groups=cin,
+        bias=len(op.inputs) > 2 and op.inputs[2] >= 0,
+    )
     _set_params(conv, w.transpose(3, 0, 1, 2), _bias(b, op, 2, co))
     act = activation(op.options.get("FusedActivationFunction", 0), op.where())
     b.emit(Conv(conv, explicit, act), [b.value(x_ti, NCHW)], op.outputs[0], NCHW)
 
 
-def _transpose_conv(b: _Builder, op: Operator, x_ti: int, w: np.ndarray, bias: Optional[np.ndarray],
-                    same: bool, sh: int, sw: int, act: nn.Module) -> None:
+def _transpose_conv(
+    b: _Builder,
+    op: Operator,
+    x_ti: int,
+    w: np.ndarray,
+    bias: np.ndarray | None,
+    same: bool,
+    sh: int,
+    sw: int,
+    act: nn.Module,
+) -> None:
     """TFLite transposed convolution: weights [O, KH, KW, I]; the full (in-1)*s+k result is
     cropped at `before` = TFLite's SAME padding (extra pixel cropped at the end)."""
     o, kh, kw, i = w.shape
@@ -304,7 +349,7 @@ def _transpose_conv(b: _Builder, op: Operator, x_ti: int, w: np.ndarray, bias: O
         if same:  # TFLite: padding of the forward conv that maps out_size -> ceil(out_size/s)
             total = max((((out_size + s - 1) // s) - 1) * s + k - out_size, 0)
             before = total // 2
-        extra = max(before + out_size - full, 0)      # zeros past the end -> output_padding
+        extra = max(before + out_size - full, 0)  # zeros past the end -> output_padding
         if extra >= s:
             raise b.fail(f"output size {out_size} is not reachable from input {in_size} (k={k}, s={s})")
         return before, extra
@@ -314,8 +359,15 @@ def _transpose_conv(b: _Builder, op: Operator, x_ti: int, w: np.ndarray, bias: O
     full_h, full_w = (ih - 1) * sh + kh + eh, (iw - 1) * sw + kw + ew
     # symmetric crops go into torch's padding; anything else is an explicit crop
     sym = (full_h - oh == 2 * bh) and (full_w - ow == 2 * bw)
-    conv = nn.ConvTranspose2d(cin, o, (kh, kw), stride=(sh, sw), padding=(bh, bw) if sym else 0,
-                              output_padding=(eh, ew), bias=bias is not None)
+    conv = nn.ConvTranspose2d(
+        cin,
+        o,
+        (kh, kw),
+        stride=(sh, sw),
+        padding=(bh, bw) if sym else 0,
+        output_padding=(eh, ew),
+        bias=bias is not None,
+    )
     _set_params(conv, w.transpose(3, 0, 1, 2), bias)
     crop = None if sym else (bh, oh, bw, ow)
     b.emit(TransposeConv(conv, crop, act), [b.value(x_ti, NCHW)], op.outputs[0], NCHW)
@@ -326,8 +378,17 @@ def _transpose_conv_builtin(b: _Builder, op: Operator) -> None:
     w = b.weight(op.inputs[1])
     bias = _bias(b, op, 3, w.shape[0])
     act = activation(op.options.get("FusedActivationFunction", 0), op.where())
-    _transpose_conv(b, op, op.inputs[2], w, bias, _padding_mode(b, op) == "SAME",
-                    op.options.get("StrideH", 1), op.options.get("StrideW", 1), act)
+    _transpose_conv(
+        b,
+        op,
+        op.inputs[2],
+        w,
+        bias,
+        _padding_mode(b, op) == "SAME",
+        op.options.get("StrideH", 1),
+        op.options.get("StrideW", 1),
+        act,
+    )
 
 
 @_handles("CUSTOM:Convolution2DTransposeBias")
@@ -376,9 +437,21 @@ def _average_pool_2d(b: _Builder, op: Operator) -> None:
     _pool(b, op, "avg")
 
 
-_UNARY = {"RELU": "relu", "RELU6": "relu6", "RELU_N1_TO_1": "relu_n1_to_1", "LOGISTIC": "sigmoid",
-          "TANH": "tanh", "HARD_SWISH": "hardswish", "EXP": "exp", "SQRT": "sqrt", "RSQRT": "rsqrt",
-          "NEG": "neg", "ABS": "abs", "LOG": "log", "GELU": "gelu"}
+_UNARY = {
+    "RELU": "relu",
+    "RELU6": "relu6",
+    "RELU_N1_TO_1": "relu_n1_to_1",
+    "LOGISTIC": "sigmoid",
+    "TANH": "tanh",
+    "HARD_SWISH": "hardswish",
+    "EXP": "exp",
+    "SQRT": "sqrt",
+    "RSQRT": "rsqrt",
+    "NEG": "neg",
+    "ABS": "abs",
+    "LOG": "log",
+    "GELU": "gelu",
+}
 
 
 @_handles(*_UNARY)
@@ -397,7 +470,7 @@ def _leaky_relu(b: _Builder, op: Operator) -> None:
     b.emit(LeakyRelu(op.options["Alpha"]), [b.value(x, perm)], op.outputs[0], perm)
 
 
-def _leaky_pattern(b: _Builder, op: Operator) -> Optional[Tuple[int, float]]:
+def _leaky_pattern(b: _Builder, op: Operator) -> tuple[int, float] | None:
     """MAXIMUM(x, MUL(x, a)) (either order) with 0 <= a <= 1 is leaky_relu(x, a) exactly."""
     for xi, mi in ((0, 1), (1, 0)):
         x, m = op.inputs[xi], op.inputs[mi]
@@ -438,8 +511,9 @@ def _binary(b: _Builder, op: Operator) -> None:
         return
     # layout of the first full-rank operand; the other one follows it
     perm = next((b.layout(t) for t in (a, c) if b.rank(t) == rank), _ident(rank))
-    b.emit(Binary(_BINARY[op.op], act), [b.activation_value(a, rank, perm), b.activation_value(c, rank, perm)],
-           out, perm)
+    b.emit(
+        Binary(_BINARY[op.op], act), [b.activation_value(a, rank, perm), b.activation_value(c, rank, perm)], out, perm
+    )
 
 
 @_handles("CONCATENATION")
@@ -513,8 +587,8 @@ def _pad(b: _Builder, op: Operator) -> None:
     if op.op == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
         value = float(b.const(op.inputs[2]).reshape(-1)[0])
     perm = b.layout(x)
-    flat: List[int] = []
-    for d in reversed(range(len(perm))):   # F.pad lists the last torch dim first
+    flat: list[int] = []
+    for d in reversed(range(len(perm))):  # F.pad lists the last torch dim first
         flat += [int(pads[perm[d], 0]), int(pads[perm[d], 1])]
     while len(flat) > 2 and flat[-2:] == [0, 0]:
         flat = flat[:-2]
@@ -531,7 +605,7 @@ def _reduce(b: _Builder, op: Operator, kind: str) -> None:
     if keep:
         out_perm = perm
     else:
-        kept = [perm[i] for i in range(r) if i not in dims]   # logical dims, torch order
+        kept = [perm[i] for i in range(r) if i not in dims]  # logical dims, torch order
         order = sorted(kept)
         out_perm = tuple(order.index(v) for v in kept)
     b.emit(Reduce(kind, dims, keep), [b.value(x, perm)], out, out_perm)
@@ -584,11 +658,11 @@ def _resize_bilinear(b: _Builder, op: Operator) -> None:
     ac, hp = bool(op.options.get("AlignCorners", False)), bool(op.options.get("HalfPixelCenters", False))
     if ac and hp:
         raise b.fail("align_corners and half_pixel_centers both set")
-    if hp:        # TFLite's half-pixel rule == torch align_corners=False (both clamp at 0)
+    if hp:  # TFLite's half-pixel rule == torch align_corners=False (both clamp at 0)
         mod = Interpolate((oh, ow), "bilinear", False)
     elif ac:
         mod = Interpolate((oh, ow), "bilinear", True)
-    else:         # legacy TF sampling: no torch equivalent, constant matrices
+    else:  # legacy TF sampling: no torch equivalent, constant matrices
         mh = bilinear_matrix(ih, oh, False, False) if ih != oh else None
         mw = bilinear_matrix(iw, ow, False, False) if iw != ow else None
         mod = MatrixResize(mh, mw)
@@ -620,7 +694,7 @@ def _batch_matmul(b: _Builder, op: Operator) -> None:
             continue
         r, p = b.rank(t), b.layout(t)
         swapped = _ident(r - 2) + (r - 1, r - 2)
-        if r >= 2 and p == swapped:   # held transposed already: flip the adjoint instead
+        if r >= 2 and p == swapped:  # held transposed already: flip the adjoint instead
             adj[i] = not adj[i]
             keys.append(b.value(t, p))
         else:
@@ -637,7 +711,7 @@ def _softmax(b: _Builder, op: Operator) -> None:
 
 @_handles("FULLY_CONNECTED")
 def _fully_connected(b: _Builder, op: Operator) -> None:
-    w = b.weight(op.inputs[1])                       # [O, I]
+    w = b.weight(op.inputs[1])  # [O, I]
     o, i = w.shape
     x, out = op.inputs[0], op.outputs[0]
     key = b.value(x, _ident(b.rank(x)))
@@ -663,13 +737,13 @@ def _dequantize(b: _Builder, op: Operator) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _resolve(g: Graph, names: Optional[Iterable[Union[int, str]]], default: List[int]) -> List[int]:
+def _resolve(g: Graph, names: Iterable[int | str] | None, default: list[int]) -> list[int]:
     if names is None:
         return list(default)
     return [n if isinstance(n, int) else g.tensor_by_name(n).index for n in names]
 
 
-def _live_operators(g: Graph, outputs: List[int]) -> List[Operator]:
+def _live_operators(g: Graph, outputs: list[int]) -> list[Operator]:
     producer = {t: op for op in g.operators for t in op.outputs}
     live, stack = set(), list(outputs)
     while stack:
@@ -692,8 +766,9 @@ def _prune(steps, output_keys):
     return list(reversed(kept))
 
 
-def build_module(model: Union[str, Graph], outputs: Optional[Iterable[Union[int, str]]] = None,
-                 check_shapes: bool = True) -> TFLiteModule:
+def build_module(
+    model: str | Graph, outputs: Iterable[int | str] | None = None, check_shapes: bool = True
+) -> TFLiteModule:
     """Rebuild `model` (a path or a read Graph) as a TFLiteModule.
 
     outputs: tensor names or indices to return (default: the graph's outputs); everything
@@ -720,8 +795,10 @@ def build_module(model: Union[str, Graph], outputs: Optional[Iterable[Union[int,
             raise TFLiteImportError(f"{g.path}: {op.where()}: operator {op.op} is not supported by the importer")
         for t in op.outputs:
             if g.tensors[t].type_name not in ("FLOAT32",) and op.op != "DEQUANTIZE":
-                raise b.fail(f"output tensor {g.tensors[t].name!r} is {g.tensors[t].type_name}; "
-                             "only float32 activations are supported (cut the graph before it)")
+                raise b.fail(
+                    f"output tensor {g.tensors[t].name!r} is {g.tensors[t].type_name}; "
+                    "only float32 activations are supported (cut the graph before it)"
+                )
         handler(b, op)
     b.op = None
     output_keys = []
@@ -749,5 +826,7 @@ def _check_shapes(module: TFLiteModule, g: Graph) -> None:
         if tuple(arr.shape) != tuple(want):
             op = producer.get(ti)
             where = op.where() if op else "input"
-            raise TFLiteImportError(f"{g.path}: {where}: built output has shape {list(arr.shape)}, "
-                                    f"the graph says {list(want)} (tensor {g.tensors[ti].name!r})")
+            raise TFLiteImportError(
+                f"{g.path}: {where}: built output has shape {list(arr.shape)}, "
+                f"the graph says {list(want)} (tensor {g.tensors[ti].name!r})"
+            )

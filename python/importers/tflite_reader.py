@@ -19,7 +19,6 @@ from __future__ import annotations
 import inspect
 import pathlib
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import tflite
@@ -33,10 +32,18 @@ _TYPE_NAMES = {v: k for k, v in vars(TensorType).items() if not k.startswith("_"
 
 # TFLite tensor type -> numpy dtype of the stored bytes (little endian, as written).
 _NP_TYPES = {
-    TensorType.FLOAT32: np.float32, TensorType.FLOAT16: np.float16, TensorType.FLOAT64: np.float64,
-    TensorType.INT32: np.int32, TensorType.INT64: np.int64, TensorType.INT16: np.int16,
-    TensorType.INT8: np.int8, TensorType.UINT8: np.uint8, TensorType.BOOL: np.bool_,
-    TensorType.UINT16: np.uint16, TensorType.UINT32: np.uint32, TensorType.UINT64: np.uint64,
+    TensorType.FLOAT32: np.float32,
+    TensorType.FLOAT16: np.float16,
+    TensorType.FLOAT64: np.float64,
+    TensorType.INT32: np.int32,
+    TensorType.INT64: np.int64,
+    TensorType.INT16: np.int16,
+    TensorType.INT8: np.int8,
+    TensorType.UINT8: np.uint8,
+    TensorType.BOOL: np.bool_,
+    TensorType.UINT16: np.uint16,
+    TensorType.UINT32: np.uint32,
+    TensorType.UINT64: np.uint64,
 }
 
 CUSTOM = BuiltinOperator.CUSTOM
@@ -48,19 +55,19 @@ class TFLiteImportError(ValueError):
 
 @dataclass
 class Quantization:
-    scale: np.ndarray          # float32, one per tensor or one per channel
-    zero_point: np.ndarray     # int64, same length as scale
-    axis: int                  # quantized_dimension (meaningful when per channel)
+    scale: np.ndarray  # float32, one per tensor or one per channel
+    zero_point: np.ndarray  # int64, same length as scale
+    axis: int  # quantized_dimension (meaningful when per channel)
 
 
 @dataclass
 class Tensor:
     index: int
     name: str
-    shape: Tuple[int, ...]
-    type_name: str             # "FLOAT32", "INT8", ...
-    raw: Optional[np.ndarray]  # stored data reshaped to `shape`, None for activations
-    quant: Optional[Quantization]
+    shape: tuple[int, ...]
+    type_name: str  # "FLOAT32", "INT8", ...
+    raw: np.ndarray | None  # stored data reshaped to `shape`, None for activations
+    quant: Quantization | None
 
     @property
     def is_constant(self) -> bool:
@@ -70,11 +77,11 @@ class Tensor:
 @dataclass
 class Operator:
     index: int
-    op: str                    # builtin name ("CONV_2D") or "CUSTOM:<code>"
+    op: str  # builtin name ("CONV_2D") or "CUSTOM:<code>"
     version: int
-    inputs: List[int]          # tensor indices, -1 for an absent optional input
-    outputs: List[int]
-    options: Dict[str, object] = field(default_factory=dict)
+    inputs: list[int]  # tensor indices, -1 for an absent optional input
+    outputs: list[int]
+    options: dict[str, object] = field(default_factory=dict)
     custom_options: bytes = b""
 
     def where(self) -> str:
@@ -85,10 +92,10 @@ class Operator:
 class Graph:
     path: str
     description: str
-    tensors: List[Tensor]
-    operators: List[Operator]
-    inputs: List[int]
-    outputs: List[int]
+    tensors: list[Tensor]
+    operators: list[Operator]
+    inputs: list[int]
+    outputs: list[int]
 
     def tensor_by_name(self, name: str) -> Tensor:
         for t in self.tensors:
@@ -119,7 +126,8 @@ def dequantize(t: Tensor) -> np.ndarray:
             if scale.size != raw.shape[t.quant.axis]:
                 raise TFLiteImportError(
                     f"tensor #{t.index} {t.name!r}: {scale.size} scales for axis {t.quant.axis} "
-                    f"of shape {list(raw.shape)}")
+                    f"of shape {list(raw.shape)}"
+                )
             bshape = [1] * raw.ndim
             bshape[t.quant.axis] = scale.size
             scale, zp = scale.reshape(bshape), zp.reshape(bshape)
@@ -127,7 +135,7 @@ def dequantize(t: Tensor) -> np.ndarray:
     return raw
 
 
-def _read_options(op) -> Dict[str, object]:
+def _read_options(op) -> dict[str, object]:
     """Decode the builtin options table generically: every accessor of the generated
     options class that takes no argument gives one entry (vectors via *AsNumpy)."""
     kind = op.BuiltinOptionsType()
@@ -140,7 +148,7 @@ def _read_options(op) -> Dict[str, object]:
     table = op.BuiltinOptions()
     obj = cls()
     obj.Init(table.Bytes, table.Pos)
-    out: Dict[str, object] = {}
+    out: dict[str, object] = {}
     for name, fn in inspect.getmembers(cls, inspect.isfunction):
         if name.startswith(("_", "Init", "GetRootAs")) or name.endswith(("Length", "IsNone", "BufferHasIdentifier")):
             continue
@@ -154,12 +162,12 @@ def _read_options(op) -> Dict[str, object]:
     return out
 
 
-def _buffer_bytes(model, buf: bytes, index: int) -> Optional[bytes]:
+def _buffer_bytes(model, buf: bytes, index: int) -> bytes | None:
     b = model.Buffers(index)
     if b is None:
         return None
     if b.Offset() > 1:  # large models keep data after the flatbuffer, addressed from file start
-        return buf[b.Offset(): b.Offset() + b.Size()]
+        return buf[b.Offset() : b.Offset() + b.Size()]
     if b.DataLength() == 0:
         return None
     return b.DataAsNumpy().tobytes()
@@ -172,10 +180,12 @@ def read_tflite(path) -> Graph:
         raise TFLiteImportError(f"{path}: not a TFLite flatbuffer (file identifier {buf[4:8]!r}, expected b'TFL3')")
     model = tflite.Model.GetRootAs(buf, 0)
     if model.SubgraphsLength() != 1:
-        raise TFLiteImportError(f"{path}: {model.SubgraphsLength()} subgraphs; only single-subgraph models are supported")
+        raise TFLiteImportError(
+            f"{path}: {model.SubgraphsLength()} subgraphs; only single-subgraph models are supported"
+        )
     g = model.Subgraphs(0)
 
-    tensors: List[Tensor] = []
+    tensors: list[Tensor] = []
     for i in range(g.TensorsLength()):
         t = g.Tensors(i)
         shape = tuple(int(s) for s in t.ShapeAsNumpy()) if t.ShapeLength() else ()
@@ -191,16 +201,21 @@ def read_tflite(path) -> Graph:
         q = t.Quantization()
         if q is not None and q.ScaleLength() > 0:
             zp = q.ZeroPointAsNumpy() if q.ZeroPointLength() else np.zeros(q.ScaleLength())
-            quant = Quantization(np.asarray(q.ScaleAsNumpy(), np.float32), np.asarray(zp, np.int64),
-                                 int(q.QuantizedDimension()))
+            quant = Quantization(
+                np.asarray(q.ScaleAsNumpy(), np.float32), np.asarray(zp, np.int64), int(q.QuantizedDimension())
+            )
         tensors.append(Tensor(i, t.Name().decode(), shape, type_name, raw, quant))
 
-    operators: List[Operator] = []
+    operators: list[Operator] = []
     for i in range(g.OperatorsLength()):
         o = g.Operators(i)
         code = model.OperatorCodes(o.OpcodeIndex())
         builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
-        name = f"CUSTOM:{code.CustomCode().decode()}" if builtin == CUSTOM else _OP_NAMES.get(builtin, f"BUILTIN_{builtin}")
+        name = (
+            f"CUSTOM:{code.CustomCode().decode()}"
+            if builtin == CUSTOM
+            else _OP_NAMES.get(builtin, f"BUILTIN_{builtin}")
+        )
         inputs = [int(x) for x in o.InputsAsNumpy()] if o.InputsLength() else []
         outputs = [int(x) for x in o.OutputsAsNumpy()] if o.OutputsLength() else []
         op = Operator(i, name, code.Version(), inputs, outputs)
@@ -213,5 +228,6 @@ def read_tflite(path) -> Graph:
         operators.append(op)
 
     desc = model.Description().decode(errors="replace") if model.Description() else ""
-    return Graph(path, desc, tensors, operators,
-                 [int(x) for x in g.InputsAsNumpy()], [int(x) for x in g.OutputsAsNumpy()])
+    return Graph(
+        path, desc, tensors, operators, [int(x) for x in g.InputsAsNumpy()], [int(x) for x in g.OutputsAsNumpy()]
+    )

@@ -6,7 +6,7 @@ VulkanPartitioner accept; TFLiteModule runs them in order, wiring them by value 
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional, Sequence, Tuple
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from .tflite_reader import TFLiteImportError
 
-Perm = Tuple[int, ...]
+Perm = tuple[int, ...]
 
 
 def inverse_perm(p: Perm) -> Perm:
@@ -23,6 +23,7 @@ def inverse_perm(p: Perm) -> Perm:
     for i, v in enumerate(p):
         inv[v] = i
     return tuple(inv)
+
 
 # ---------------------------------------------------------------------------
 # Step modules: each does one thing; the plan wires them by value keys.
@@ -65,11 +66,21 @@ class Reshape(nn.Module):
 
 
 class Unary(nn.Module):
-    FNS: Dict[str, Callable] = {
-        "relu": F.relu, "relu6": F.relu6, "relu_n1_to_1": lambda x: torch.clamp(x, -1.0, 1.0),
-        "sigmoid": torch.sigmoid, "tanh": torch.tanh, "hardswish": F.hardswish, "exp": torch.exp,
-        "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "neg": torch.neg, "abs": torch.abs,
-        "log": torch.log, "gelu": F.gelu, "identity": lambda x: x,
+    FNS: dict[str, Callable] = {
+        "relu": F.relu,
+        "relu6": F.relu6,
+        "relu_n1_to_1": lambda x: torch.clamp(x, -1.0, 1.0),
+        "sigmoid": torch.sigmoid,
+        "tanh": torch.tanh,
+        "hardswish": F.hardswish,
+        "exp": torch.exp,
+        "sqrt": torch.sqrt,
+        "rsqrt": torch.rsqrt,
+        "neg": torch.neg,
+        "abs": torch.abs,
+        "log": torch.log,
+        "gelu": F.gelu,
+        "identity": lambda x: x,
     }
 
     def __init__(self, kind: str):
@@ -93,15 +104,19 @@ class Binary(nn.Module):
     """a <fn> b for two activations, or with one side a constant (a Python float when it
     is a single value, else a buffer already in the activation's layout)."""
 
-    FNS: Dict[str, Callable] = {
-        "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
-        "maximum": torch.maximum, "minimum": torch.minimum,
+    FNS: dict[str, Callable] = {
+        "add": torch.add,
+        "sub": torch.sub,
+        "mul": torch.mul,
+        "div": torch.div,
+        "maximum": torch.maximum,
+        "minimum": torch.minimum,
     }
 
     def __init__(self, kind: str, act: nn.Module, const=None, const_first: bool = False):
         super().__init__()
         self.kind, self.const_first, self.act = kind, const_first, act
-        self.scalar: Optional[float] = None
+        self.scalar: float | None = None
         self.has_const = const is not None
         if isinstance(const, float):
             self.scalar = const
@@ -138,7 +153,7 @@ class Binary(nn.Module):
 class Conv(nn.Module):
     """Optional explicit zero pad (left, right, top, bottom), the convolution, the fused activation."""
 
-    def __init__(self, conv: nn.Module, pad: Optional[Tuple[int, int, int, int]], act: nn.Module):
+    def __init__(self, conv: nn.Module, pad: tuple[int, int, int, int] | None, act: nn.Module):
         super().__init__()
         self.pad = list(pad) if pad else None
         self.conv, self.act = conv, act
@@ -152,7 +167,7 @@ class Conv(nn.Module):
 class TransposeConv(nn.Module):
     """ConvTranspose2d, then the crop TFLite's padding implies (rows/cols [top, top+H))."""
 
-    def __init__(self, conv: nn.ConvTranspose2d, crop: Optional[Tuple[int, int, int, int]], act: nn.Module):
+    def __init__(self, conv: nn.ConvTranspose2d, crop: tuple[int, int, int, int] | None, act: nn.Module):
         super().__init__()
         self.conv, self.act = conv, act
         self.crop = list(crop) if crop else None  # top, height, left, width
@@ -160,13 +175,13 @@ class TransposeConv(nn.Module):
     def forward(self, x):
         y = self.conv(x)
         if self.crop:
-            t, h, l, w = self.crop
-            y = y[:, :, t:t + h, l:l + w]
+            top, h, left, w = self.crop
+            y = y[:, :, top : top + h, left : left + w]
         return self.act(y)
 
 
 class Pool(nn.Module):
-    def __init__(self, pool: nn.Module, pad: Optional[Tuple[int, int, int, int]], act: nn.Module):
+    def __init__(self, pool: nn.Module, pad: tuple[int, int, int, int] | None, act: nn.Module):
         super().__init__()
         self.pool, self.act = pool, act
         self.pad = list(pad) if pad else None
@@ -187,7 +202,7 @@ class Cat(nn.Module):
 
 
 class Slice(nn.Module):
-    def __init__(self, ranges: Sequence[Tuple[int, int, int]], squeeze: Sequence[int]):
+    def __init__(self, ranges: Sequence[tuple[int, int, int]], squeeze: Sequence[int]):
         super().__init__()
         self.ranges = [tuple(r) for r in ranges]
         self.squeeze = list(squeeze)
@@ -228,7 +243,7 @@ class Reduce(nn.Module):
 
 
 class Interpolate(nn.Module):
-    def __init__(self, size: Tuple[int, int], mode: str, align_corners: Optional[bool]):
+    def __init__(self, size: tuple[int, int], mode: str, align_corners: bool | None):
         super().__init__()
         self.size, self.mode, self.align_corners = tuple(size), mode, align_corners
 
@@ -241,7 +256,7 @@ class MatrixResize(nn.Module):
     (F.linear on W, then on H through a transpose). Used for sampling rules torch's
     interpolate does not have (TF's legacy bilinear: src = dst * in / out)."""
 
-    def __init__(self, mh: Optional[np.ndarray], mw: Optional[np.ndarray]):
+    def __init__(self, mh: np.ndarray | None, mw: np.ndarray | None):
         super().__init__()
         self.has_h, self.has_w = mh is not None, mw is not None
         if mh is not None:
@@ -298,20 +313,28 @@ class Linear(nn.Module):
 class TFLiteModule(nn.Module):
     """A rebuilt TFLite graph: an ordered list of step modules wired by value keys."""
 
-    def __init__(self, steps, input_keys, output_keys, tensor_keys, source: str,
-                 input_tensors: Sequence[int] = (), output_tensors: Sequence[int] = ()):
+    def __init__(
+        self,
+        steps,
+        input_keys,
+        output_keys,
+        tensor_keys,
+        source: str,
+        input_tensors: Sequence[int] = (),
+        output_tensors: Sequence[int] = (),
+    ):
         super().__init__()
-        self.input_tensors = list(input_tensors)    # TFLite tensor indices of the inputs
+        self.input_tensors = list(input_tensors)  # TFLite tensor indices of the inputs
         self.output_tensors = list(output_tensors)  # ... and of the outputs, in return order
         self.ops = nn.ModuleList([m for m, _, _ in steps])
         self._wiring = [(list(i), list(o)) for _, i, o in steps]
         self._input_keys = list(input_keys)
         self._output_keys = list(output_keys)
         # tflite tensor index -> (value key, perm) for every tensor the module computes
-        self._tensor_keys: Dict[int, Tuple[str, Perm]] = dict(tensor_keys)
+        self._tensor_keys: dict[int, tuple[str, Perm]] = dict(tensor_keys)
         self.source = source
 
-    def _run(self, inputs) -> Dict[str, torch.Tensor]:
+    def _run(self, inputs) -> dict[str, torch.Tensor]:
         if len(inputs) != len(self._input_keys):
             raise TypeError(f"expected {len(self._input_keys)} inputs, got {len(inputs)}")
         env = dict(zip(self._input_keys, inputs))
@@ -329,7 +352,7 @@ class TFLiteModule(nn.Module):
         return outs[0] if len(outs) == 1 else outs
 
     @torch.no_grad()
-    def tflite_tensors(self, *inputs) -> Dict[int, np.ndarray]:
+    def tflite_tensors(self, *inputs) -> dict[int, np.ndarray]:
         """Every TFLite tensor the module computes, in TFLite's layout (for layer-by-layer checks)."""
         env = self._run(inputs)
         out = {}
@@ -337,5 +360,3 @@ class TFLiteModule(nn.Module):
             if key in env:
                 out[ti] = env[key].permute(inverse_perm(perm)).contiguous().numpy()
         return out
-
-

@@ -14,12 +14,11 @@ Two references are used:
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple, Union
 
 import flatbuffers
 import numpy as np
-
 from ai_edge_litert import schema_py_generated as fb
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
@@ -28,17 +27,17 @@ from .tflite_reader import Quantization, Tensor, dequantize
 _NP_OF = {fb.TensorType.INT8: np.int8, fb.TensorType.UINT8: np.uint8, fb.TensorType.INT16: np.int16}
 
 
-def _opcode_name(code: "fb.OperatorCodeT") -> str:
+def _opcode_name(code: fb.OperatorCodeT) -> str:
     b = max(code.builtinCode, code.deprecatedBuiltinCode)
     return "CUSTOM:" + code.customCode.decode() if b == fb.BuiltinOperator.CUSTOM else str(b)
 
 
-def float_reference_model(path: str) -> Tuple[bytes, List[str]]:
+def float_reference_model(path: str) -> tuple[bytes, list[str]]:
     """(tflite bytes, list of what was changed) — see the module docstring."""
     buf = Path(path).read_bytes()
     model = fb.ModelT.InitFromPackedBuf(buf, 0)
     g = model.subgraphs[0]
-    changes: List[str] = []
+    changes: list[str] = []
 
     dequant_inputs = set()
     for op in g.operators:
@@ -57,8 +56,16 @@ def float_reference_model(path: str) -> Tuple[bytes, List[str]]:
             continue
         raw = np.frombuffer(np.asarray(data, np.uint8).tobytes(), _NP_OF[t.type]).reshape(list(t.shape))
         zp = np.asarray(q.zeroPoint if q.zeroPoint is not None else np.zeros(len(q.scale)), np.int64)
-        deq = dequantize(Tensor(ti, "", tuple(t.shape), "", raw,
-                                Quantization(np.asarray(q.scale, np.float32), zp, int(q.quantizedDimension))))
+        deq = dequantize(
+            Tensor(
+                ti,
+                "",
+                tuple(t.shape),
+                "",
+                raw,
+                Quantization(np.asarray(q.scale, np.float32), zp, int(q.quantizedDimension)),
+            )
+        )
         model.buffers[t.buffer].data = np.frombuffer(deq.astype("<f4").tobytes(), np.uint8)
         t.type, t.quantization = fb.TensorType.FLOAT32, None
         n_int8 += 1
@@ -92,21 +99,25 @@ def float_reference_model(path: str) -> Tuple[bytes, List[str]]:
             op.builtinOptionsType, op.builtinOptions = fb.BuiltinOptions.TransposeConvOptions, opts
             op.customOptions = None
             op.opcodeIndex = new_index
-            changes.append("custom Convolution2DTransposeBias -> builtin TRANSPOSE_CONV with bias "
-                           f"(padding {'SAME' if padding == 1 else 'VALID'}, stride {sh}x{sw})")
+            changes.append(
+                "custom Convolution2DTransposeBias -> builtin TRANSPOSE_CONV with bias "
+                f"(padding {'SAME' if padding == 1 else 'VALID'}, stride {sh}x{sw})"
+            )
 
     builder = flatbuffers.Builder(len(buf) * 2)
     builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
     return bytes(builder.Output()), changes
 
 
-def run_tflite(model: Union[str, bytes], inputs: Sequence[np.ndarray], preserve_all: bool = False,
-               threads: int = 2):
+def run_tflite(model: str | bytes, inputs: Sequence[np.ndarray], preserve_all: bool = False, threads: int = 2):
     """Run the interpreter with its builtin kernels and without the default XNNPACK delegate
     (the kernels the file's op versions ask for). Returns (outputs, interpreter); with preserve_all the interpreter
     keeps every intermediate tensor (read with interpreter.get_tensor(index))."""
-    kw = dict(num_threads=threads, experimental_preserve_all_tensors=preserve_all,
-              experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    kw = dict(
+        num_threads=threads,
+        experimental_preserve_all_tensors=preserve_all,
+        experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+    )
     it = Interpreter(model_path=model, **kw) if isinstance(model, str) else Interpreter(model_content=model, **kw)
     it.allocate_tensors()
     for d, x in zip(it.get_input_details(), inputs):
@@ -115,7 +126,7 @@ def run_tflite(model: Union[str, bytes], inputs: Sequence[np.ndarray], preserve_
     return [it.get_tensor(d["index"]) for d in it.get_output_details()], it
 
 
-def error_stats(got: np.ndarray, ref: np.ndarray) -> Dict[str, float]:
+def error_stats(got: np.ndarray, ref: np.ndarray) -> dict[str, float]:
     """max |got - ref|, relative L2 ||got - ref|| / ||ref||, and max |ref| for scale."""
     got = np.asarray(got, np.float64)
     ref = np.asarray(ref, np.float64)
@@ -123,9 +134,11 @@ def error_stats(got: np.ndarray, ref: np.ndarray) -> Dict[str, float]:
         raise ValueError(f"shape {got.shape} vs reference {ref.shape}")
     d = got - ref
     nref = float(np.linalg.norm(ref))
-    return {"max_abs": float(np.abs(d).max()) if d.size else 0.0,
-            "rel_l2": float(np.linalg.norm(d) / nref) if nref > 0 else float(np.linalg.norm(d)),
-            "ref_max_abs": float(np.abs(ref).max()) if ref.size else 0.0}
+    return {
+        "max_abs": float(np.abs(d).max()) if d.size else 0.0,
+        "rel_l2": float(np.linalg.norm(d) / nref) if nref > 0 else float(np.linalg.norm(d)),
+        "ref_max_abs": float(np.abs(ref).max()) if ref.size else 0.0,
+    }
 
 
 def nchw_to_nhwc(x: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ well scaled, deterministically from a seed:
 
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from collections.abc import Sequence
 
 import torch
 import torch.nn as nn
@@ -37,7 +37,7 @@ def _fan_in(w: torch.Tensor) -> int:
 def condition(
     model: nn.Module,
     seed: int,
-    input_shapes: Sequence[Tuple[int, ...]],
+    input_shapes: Sequence[tuple[int, ...]],
     calib_batches: int = 3,
     calib_batch_size: int = 4,
 ) -> nn.Module:

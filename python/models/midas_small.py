@@ -26,7 +26,7 @@ The input size must be a multiple of 32.
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from collections.abc import Sequence
 
 import torch
 import torch.nn as nn
@@ -53,7 +53,7 @@ class TfSamePad(nn.Module):
 
 
 def conv_bn_act(c1: int, c2: int, k: int, s: int = 1, groups: int = 1, act: bool = True) -> nn.Sequential:
-    layers: List[nn.Module] = []
+    layers: list[nn.Module] = []
     if s > 1:
         layers.append(TfSamePad(k, s))
         pad = 0
@@ -92,18 +92,25 @@ class MBConv(nn.Module):
 
 
 # (block type, kernel, stride, expansion) of the seven EfficientNet-Lite stages
-STAGES = [("ds", 3, 1, 1), ("ir", 3, 2, 6), ("ir", 5, 2, 6), ("ir", 3, 2, 6),
-          ("ir", 5, 1, 6), ("ir", 5, 2, 6), ("ir", 3, 1, 6)]
+STAGES = [
+    ("ds", 3, 1, 1),
+    ("ir", 3, 2, 6),
+    ("ir", 5, 2, 6),
+    ("ir", 3, 2, 6),
+    ("ir", 5, 1, 6),
+    ("ir", 5, 2, 6),
+    ("ir", 3, 1, 6),
+]
 
 
 class EfficientNetLiteEncoder(nn.Module):
     def __init__(self, stem: int, channels: Sequence[int], repeats: Sequence[int]):
         super().__init__()
         assert len(channels) == len(repeats) == len(STAGES)
-        stages: List[nn.Module] = []
+        stages: list[nn.Module] = []
         cin = stem
         for (kind, k, s, e), c, r in zip(STAGES, channels, repeats):
-            blocks: List[nn.Module] = []
+            blocks: list[nn.Module] = []
             for i in range(r):
                 stride = s if i == 0 else 1
                 blocks.append(DepthwiseSeparable(cin, c, k, stride) if kind == "ds" else MBConv(cin, c, k, stride, e))
@@ -147,9 +154,14 @@ class FeatureFusionBlock(nn.Module):
 
 
 class MidasSmall(nn.Module):
-    def __init__(self, features: int = 64, stem: int = 32,
-                 channels: Sequence[int] = (24, 32, 48, 96, 136, 232, 384),
-                 repeats: Sequence[int] = (1, 3, 3, 5, 5, 6, 1), head_channels: int = 32):
+    def __init__(
+        self,
+        features: int = 64,
+        stem: int = 32,
+        channels: Sequence[int] = (24, 32, 48, 96, 136, 232, 384),
+        repeats: Sequence[int] = (1, 3, 3, 5, 5, 6, 1),
+        head_channels: int = 32,
+    ):
         super().__init__()
         self.pretrained = EfficientNetLiteEncoder(stem, channels, repeats)
         f1, f2, f3, f4 = features, features * 2, features * 4, features * 8
@@ -193,8 +205,7 @@ def midas_small(full: bool):
     """Returns (module, variant) like models.tv_variants builders."""
     if full:
         return MidasSmall(), {}
-    kw = dict(features=4, stem=8, channels=(8, 8, 12, 16, 24, 24, 32), repeats=(1, 2, 2, 2, 2, 2, 1),
-              head_channels=8)
+    kw = dict(features=4, stem=8, channels=(8, 8, 12, 16, 24, 24, 32), repeats=(1, 2, 2, 2, 2, 2, 1), head_channels=8)
     return MidasSmall(**kw), {
         "features": "64 -> 4 (decoder widths 4, 8, 16, 32 instead of 64, 128, 256, 512)",
         "encoder_stem": "32 -> 8",

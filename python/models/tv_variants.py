@@ -14,28 +14,28 @@ built by the same code path with smaller channel numbers (see each builder).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
-from typing import Dict, List, Optional, Sequence, Tuple
 
 import torch.nn as nn
 import torchvision
-from torchvision.models import resnet as tv_resnet
-from torchvision.models import mobilenetv3 as tv_mbv3
-from torchvision.models import efficientnet as tv_eff
-from torchvision.models import squeezenet as tv_sq
-from torchvision.models import shufflenetv2 as tv_shuf
-from torchvision.models import regnet as tv_regnet
-from torchvision.models import convnext as tv_convnext
-from torchvision.models import vision_transformer as tv_vit
+from torchvision.models import (
+    convnext as tv_convnext,
+    efficientnet as tv_eff,
+    mobilenetv3 as tv_mbv3,
+    regnet as tv_regnet,
+    resnet as tv_resnet,
+    shufflenetv2 as tv_shuf,
+    squeezenet as tv_sq,
+    vision_transformer as tv_vit,
+)
 from torchvision.models._utils import IntermediateLayerGetter
-from torchvision.models.segmentation import deeplabv3 as tv_deeplab
-from torchvision.models.segmentation import lraspp as tv_lraspp
-from torchvision.models.segmentation import fcn as tv_fcn
 from torchvision.models.detection import ssdlite as tv_ssdlite
 from torchvision.models.detection.anchor_utils import DefaultBoxGenerator
+from torchvision.models.segmentation import deeplabv3 as tv_deeplab, fcn as tv_fcn, lraspp as tv_lraspp
 from torchvision.ops.misc import Conv2dNormActivation
 
-Variant = Dict[str, object]
+Variant = dict[str, object]
 
 # ---------------------------------------------------------------------------
 # ResNet with configurable stage widths (torchvision's blocks and _make_layer)
@@ -53,12 +53,12 @@ class NarrowResNet(tv_resnet.ResNet):
     def __init__(
         self,
         block,
-        layers: List[int],
+        layers: list[int],
         planes: Sequence[int] = (64, 128, 256, 512),
         stem: int = 64,
         num_classes: int = 1000,
         width_per_group: int = 64,
-        replace_stride_with_dilation: Optional[List[bool]] = None,
+        replace_stride_with_dilation: list[bool] | None = None,
     ) -> None:
         nn.Module.__init__(self)
         norm_layer = nn.BatchNorm2d
@@ -94,15 +94,16 @@ class NarrowResNet(tv_resnet.ResNet):
 NARROW_CLASSES = 10
 
 
-def mobilenet_v2(full: bool) -> Tuple[nn.Module, Variant]:
+def mobilenet_v2(full: bool) -> tuple[nn.Module, Variant]:
     if full:
         return torchvision.models.mobilenet_v2(weights=None), {}
     m = torchvision.models.mobilenet_v2(weights=None, width_mult=0.15, num_classes=NARROW_CLASSES)
     # MobileNetV2 fixes the last 1x1 conv at 1280 channels for width_mult <= 1;
     # narrow it to 128 (same Conv-BN-ReLU6 + Dropout + Linear).
     last_in = m.features[-1][0].in_channels
-    m.features[-1] = Conv2dNormActivation(last_in, 128, kernel_size=1, norm_layer=nn.BatchNorm2d,
-                                          activation_layer=nn.ReLU6)
+    m.features[-1] = Conv2dNormActivation(
+        last_in, 128, kernel_size=1, norm_layer=nn.BatchNorm2d, activation_layer=nn.ReLU6
+    )
     m.classifier[1] = nn.Linear(128, NARROW_CLASSES)
     nn.init.kaiming_normal_(m.features[-1][0].weight, mode="fan_out")
     nn.init.normal_(m.classifier[1].weight, 0, 0.01)
@@ -111,8 +112,9 @@ def mobilenet_v2(full: bool) -> Tuple[nn.Module, Variant]:
     return m, {"width_mult": 0.15, "last_channel": "1280 -> 128", "num_classes": NARROW_CLASSES}
 
 
-def _mobilenet_v3(arch: str, full: bool, width_mult: float = 1.0, dilated: bool = False,
-                  last_channel: Optional[int] = None) -> Tuple[nn.Module, Variant]:
+def _mobilenet_v3(
+    arch: str, full: bool, width_mult: float = 1.0, dilated: bool = False, last_channel: int | None = None
+) -> tuple[nn.Module, Variant]:
     wm = 1.0 if full else width_mult
     setting, conf_last = tv_mbv3._mobilenet_v3_conf(arch, width_mult=wm, dilated=dilated)
     lc = conf_last if (full or last_channel is None) else last_channel
@@ -120,8 +122,7 @@ def _mobilenet_v3(arch: str, full: bool, width_mult: float = 1.0, dilated: bool 
     if full:
         return m, {}
     full_last = 1280 if arch == "mobilenet_v3_large" else 1024
-    return m, {"width_mult": wm, "num_classes": NARROW_CLASSES,
-               "last_channel": f"{full_last} -> {lc}"}
+    return m, {"width_mult": wm, "num_classes": NARROW_CLASSES, "last_channel": f"{full_last} -> {lc}"}
 
 
 def mobilenet_v3_small(full: bool):
@@ -137,8 +138,13 @@ def resnet18(full: bool):
         return torchvision.models.resnet18(weights=None), {}
     planes, stem = (8, 16, 24, 32), 8
     m = NarrowResNet(tv_resnet.BasicBlock, [2, 2, 2, 2], planes=planes, stem=stem, num_classes=NARROW_CLASSES)
-    return m, {"block": "BasicBlock", "layers": [2, 2, 2, 2], "stem_channels": "64 -> 8",
-               "stage_planes": "(64, 128, 256, 512) -> (8, 16, 24, 32)", "num_classes": NARROW_CLASSES}
+    return m, {
+        "block": "BasicBlock",
+        "layers": [2, 2, 2, 2],
+        "stem_channels": "64 -> 8",
+        "stage_planes": "(64, 128, 256, 512) -> (8, 16, 24, 32)",
+        "num_classes": NARROW_CLASSES,
+    }
 
 
 def resnet50(full: bool):
@@ -146,10 +152,13 @@ def resnet50(full: bool):
         return torchvision.models.resnet50(weights=None), {}
     planes, stem = (4, 8, 12, 16), 8
     m = NarrowResNet(tv_resnet.Bottleneck, [2, 2, 3, 2], planes=planes, stem=stem, num_classes=NARROW_CLASSES)
-    return m, {"block": "Bottleneck (expansion 4)", "layers": "[3, 4, 6, 3] -> [2, 2, 3, 2]",
-               "stem_channels": "64 -> 8",
-               "stage_planes": "(64, 128, 256, 512) -> (4, 8, 12, 16) (block outputs 16, 32, 48, 64)",
-               "num_classes": NARROW_CLASSES}
+    return m, {
+        "block": "Bottleneck (expansion 4)",
+        "layers": "[3, 4, 6, 3] -> [2, 2, 3, 2]",
+        "stem_channels": "64 -> 8",
+        "stage_planes": "(64, 128, 256, 512) -> (4, 8, 12, 16) (block outputs 16, 32, 48, 64)",
+        "num_classes": NARROW_CLASSES,
+    }
 
 
 def efficientnet_b0(full: bool):
@@ -157,8 +166,12 @@ def efficientnet_b0(full: bool):
         return torchvision.models.efficientnet_b0(weights=None), {}
     setting, last_channel = tv_eff._efficientnet_conf("efficientnet_b0", width_mult=0.15, depth_mult=0.5)
     m = tv_eff.EfficientNet(setting, dropout=0.2, last_channel=last_channel, num_classes=NARROW_CLASSES)
-    return m, {"width_mult": 0.15, "depth_mult": 0.5, "num_classes": NARROW_CLASSES,
-               "stage_repeats": "[1, 2, 2, 3, 3, 4, 1] -> " + str([s.num_layers for s in setting])}
+    return m, {
+        "width_mult": 0.15,
+        "depth_mult": 0.5,
+        "num_classes": NARROW_CLASSES,
+        "stage_repeats": "[1, 2, 2, 3, 3, 4, 1] -> " + str([s.num_layers for s in setting]),
+    }
 
 
 def _scaled_squeezenet1_1_features(d: int) -> nn.Sequential:
@@ -198,8 +211,10 @@ def squeezenet1_1(full: bool):
                 nn.init.kaiming_uniform_(mod.weight)
             if mod.bias is not None:
                 nn.init.constant_(mod.bias, 0)
-    return m, {"channels": "every conv / Fire width divided by 4 (Fire(64,16,64,64) -> Fire(16,4,16,16) ...)",
-               "num_classes": NARROW_CLASSES}
+    return m, {
+        "channels": "every conv / Fire width divided by 4 (Fire(64,16,64,64) -> Fire(16,4,16,16) ...)",
+        "num_classes": NARROW_CLASSES,
+    }
 
 
 def shufflenet_v2_x1_0(full: bool):
@@ -207,21 +222,34 @@ def shufflenet_v2_x1_0(full: bool):
         return torchvision.models.shufflenet_v2_x1_0(weights=None), {}
     rep, ch = [2, 2, 2], [16, 16, 32, 48, 64]
     m = tv_shuf.ShuffleNetV2(rep, ch, num_classes=NARROW_CLASSES)
-    return m, {"stages_repeats": "[4, 8, 4] -> [2, 2, 2]",
-               "stages_out_channels": "[24, 116, 232, 464, 1024] -> [16, 16, 32, 48, 64]",
-               "num_classes": NARROW_CLASSES}
+    return m, {
+        "stages_repeats": "[4, 8, 4] -> [2, 2, 2]",
+        "stages_out_channels": "[24, 116, 232, 464, 1024] -> [16, 16, 32, 48, 64]",
+        "num_classes": NARROW_CLASSES,
+    }
 
 
 def regnet_x_400mf(full: bool):
     if full:
         return torchvision.models.regnet_x_400mf(weights=None), {}
-    bp = tv_regnet.BlockParams(depths=[1, 2, 2, 1], widths=[16, 24, 40, 64], group_widths=[8, 8, 8, 8],
-                               bottleneck_multipliers=[1.0] * 4, strides=[2, 2, 2, 2], se_ratio=None)
-    m = tv_regnet.RegNet(bp, num_classes=NARROW_CLASSES, stem_width=16,
-                         norm_layer=partial(nn.BatchNorm2d, eps=1e-05, momentum=0.1))
-    return m, {"depths": "[1, 2, 7, 12] -> [1, 2, 2, 1]", "widths": "[32, 64, 160, 400] -> [16, 24, 40, 64]",
-               "group_width": "16 -> 8 (grouped 3x3 convs, groups 2..8)", "stem_width": "32 -> 16",
-               "num_classes": NARROW_CLASSES}
+    bp = tv_regnet.BlockParams(
+        depths=[1, 2, 2, 1],
+        widths=[16, 24, 40, 64],
+        group_widths=[8, 8, 8, 8],
+        bottleneck_multipliers=[1.0] * 4,
+        strides=[2, 2, 2, 2],
+        se_ratio=None,
+    )
+    m = tv_regnet.RegNet(
+        bp, num_classes=NARROW_CLASSES, stem_width=16, norm_layer=partial(nn.BatchNorm2d, eps=1e-05, momentum=0.1)
+    )
+    return m, {
+        "depths": "[1, 2, 7, 12] -> [1, 2, 2, 1]",
+        "widths": "[32, 64, 160, 400] -> [16, 24, 40, 64]",
+        "group_width": "16 -> 8 (grouped 3x3 convs, groups 2..8)",
+        "stem_width": "32 -> 16",
+        "num_classes": NARROW_CLASSES,
+    }
 
 
 def convnext_tiny(full: bool):
@@ -230,20 +258,29 @@ def convnext_tiny(full: bool):
     C = tv_convnext.CNBlockConfig
     setting = [C(16, 24, 1), C(24, 32, 1), C(32, 48, 2), C(48, None, 1)]
     m = tv_convnext.ConvNeXt(setting, stochastic_depth_prob=0.1, num_classes=NARROW_CLASSES)
-    return m, {"block_setting": "(96,192,3),(192,384,3),(384,768,9),(768,-,3) -> (16,24,1),(24,32,1),(32,48,2),(48,-,1)",
-               "num_classes": NARROW_CLASSES,
-               "layer_scale": "random U(0.1, 0.6) instead of 1e-6 (see models/common.py)"}
+    return m, {
+        "block_setting": "(96,192,3),(192,384,3),(384,768,9),(768,-,3) -> (16,24,1),(24,32,1),(32,48,2),(48,-,1)",
+        "num_classes": NARROW_CLASSES,
+        "layer_scale": "random U(0.1, 0.6) instead of 1e-6 (see models/common.py)",
+    }
 
 
 def vit(full: bool):
     if full:
         return torchvision.models.vit_b_16(weights=None), {}
-    m = tv_vit.VisionTransformer(image_size=80, patch_size=16, num_layers=2, num_heads=3, hidden_dim=48,
-                                 mlp_dim=96, num_classes=NARROW_CLASSES)
-    return m, {"class": "torchvision.models.vision_transformer.VisionTransformer",
-               "image_size": "224 -> 80 (5x5 patches + class token = 26 tokens)", "patch_size": 16,
-               "num_layers": "12 -> 2", "num_heads": "12 -> 3", "hidden_dim": "768 -> 48",
-               "mlp_dim": "3072 -> 96", "num_classes": NARROW_CLASSES}
+    m = tv_vit.VisionTransformer(
+        image_size=80, patch_size=16, num_layers=2, num_heads=3, hidden_dim=48, mlp_dim=96, num_classes=NARROW_CLASSES
+    )
+    return m, {
+        "class": "torchvision.models.vision_transformer.VisionTransformer",
+        "image_size": "224 -> 80 (5x5 patches + class token = 26 tokens)",
+        "patch_size": 16,
+        "num_layers": "12 -> 2",
+        "num_heads": "12 -> 3",
+        "hidden_dim": "768 -> 48",
+        "mlp_dim": "3072 -> 96",
+        "num_classes": NARROW_CLASSES,
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -278,7 +315,7 @@ class NarrowDeepLabHead(nn.Sequential):
         )
 
 
-def _mbv3_stage_indices(features: nn.Sequential) -> List[int]:
+def _mbv3_stage_indices(features: nn.Sequential) -> list[int]:
     return [0] + [i for i, b in enumerate(features) if getattr(b, "_is_cn", False)] + [len(features) - 1]
 
 
@@ -295,10 +332,13 @@ def deeplabv3_mobilenet_v3_large(full: bool):
     body = IntermediateLayerGetter(features, return_layers={str(out_pos): "out"})
     head = NarrowDeepLabHead(out_inplanes, NARROW_SEG_CLASSES, rates, ch)
     m = tv_deeplab.DeepLabV3(body, head, None)
-    return SegOut(m), {"backbone": f"mobilenet_v3_large(width_mult={SEG_WIDTH}, dilated=True)",
-                       "aspp_channels": f"256 -> {ch}",
-                       "atrous_rates": "(12, 24, 36) -> (2, 3, 4) (stride-16 map is only 5x5 at 72x72)",
-                       "num_classes": "21 -> %d" % NARROW_SEG_CLASSES, "aux_loss": None}
+    return SegOut(m), {
+        "backbone": f"mobilenet_v3_large(width_mult={SEG_WIDTH}, dilated=True)",
+        "aspp_channels": f"256 -> {ch}",
+        "atrous_rates": "(12, 24, 36) -> (2, 3, 4) (stride-16 map is only 5x5 at 72x72)",
+        "num_classes": f"21 -> {NARROW_SEG_CLASSES}",
+        "aux_loss": None,
+    }
 
 
 def lraspp_mobilenet_v3_large(full: bool):
@@ -313,9 +353,11 @@ def lraspp_mobilenet_v3_large(full: bool):
     low_ch, high_ch = features[low_pos].out_channels, features[high_pos].out_channels
     body = IntermediateLayerGetter(features, return_layers={str(low_pos): "low", str(high_pos): "high"})
     m = tv_lraspp.LRASPP(body, low_ch, high_ch, NARROW_SEG_CLASSES, inter_channels=inter)
-    return SegOut(m), {"backbone": f"mobilenet_v3_large(width_mult={SEG_WIDTH}, dilated=True)",
-                       "inter_channels": "128 -> %d" % inter,
-                       "num_classes": "21 -> %d" % NARROW_SEG_CLASSES}
+    return SegOut(m), {
+        "backbone": f"mobilenet_v3_large(width_mult={SEG_WIDTH}, dilated=True)",
+        "inter_channels": f"128 -> {inter}",
+        "num_classes": f"21 -> {NARROW_SEG_CLASSES}",
+    }
 
 
 def fcn_resnet50(full: bool):
@@ -323,16 +365,21 @@ def fcn_resnet50(full: bool):
         m = torchvision.models.segmentation.fcn_resnet50(weights=None, weights_backbone=None)
         return SegOut(m), {}
     planes = (4, 8, 12, 16)
-    rn = NarrowResNet(tv_resnet.Bottleneck, [1, 2, 2, 1], planes=planes, stem=8,
-                      replace_stride_with_dilation=[False, True, True])
+    rn = NarrowResNet(
+        tv_resnet.Bottleneck, [1, 2, 2, 1], planes=planes, stem=8, replace_stride_with_dilation=[False, True, True]
+    )
     body = IntermediateLayerGetter(rn, return_layers={"layer4": "out"})
     head = tv_fcn.FCNHead(planes[3] * 4, NARROW_SEG_CLASSES)
     m = tv_fcn.FCN(body, head, None)
-    return SegOut(m), {"backbone": "ResNet-50 Bottleneck, replace_stride_with_dilation=[False, True, True] kept",
-                       "layers": "[3, 4, 6, 3] -> [1, 2, 2, 1]", "stem_channels": "64 -> 8",
-                       "stage_planes": "(64, 128, 256, 512) -> (4, 8, 12, 16) (block outputs 16, 32, 48, 64)",
-                       "fcn_head": "FCNHead(2048, 21) -> FCNHead(64, %d)" % NARROW_SEG_CLASSES,
-                       "num_classes": "21 -> %d" % NARROW_SEG_CLASSES, "aux_loss": None}
+    return SegOut(m), {
+        "backbone": "ResNet-50 Bottleneck, replace_stride_with_dilation=[False, True, True] kept",
+        "layers": "[3, 4, 6, 3] -> [1, 2, 2, 1]",
+        "stem_channels": "64 -> 8",
+        "stage_planes": "(64, 128, 256, 512) -> (4, 8, 12, 16) (block outputs 16, 32, 48, 64)",
+        "fcn_head": f"FCNHead(2048, 21) -> FCNHead(64, {NARROW_SEG_CLASSES})",
+        "num_classes": f"21 -> {NARROW_SEG_CLASSES}",
+        "aux_loss": None,
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -370,20 +417,23 @@ def ssdlite320_mobilenet_v3_large(full: bool, size: int = 320):
     tv_ssdlite._normal_init(backbone)
     features = backbone.features
     idx = _mbv3_stage_indices(features)
-    extractor = tv_ssdlite.SSDLiteFeatureExtractorMobileNet(features, idx[-2], norm_layer,
-                                                           width_mult=extra_wm, min_depth=min_depth)
+    extractor = tv_ssdlite.SSDLiteFeatureExtractorMobileNet(
+        features, idx[-2], norm_layer, width_mult=extra_wm, min_depth=min_depth
+    )
     anchor_generator = DefaultBoxGenerator([[2, 3] for _ in range(6)], min_ratio=0.2, max_ratio=0.95)
     from torchvision.models.detection import _utils as det_utils
+
     out_channels = det_utils.retrieve_out_channels(extractor, (size, size))
     num_anchors = anchor_generator.num_anchors_per_location()
     head = tv_ssdlite.SSDLiteHead(out_channels, num_anchors, nc, norm_layer)
     return SSDLiteRaw(extractor, head), {
         "backbone": f"mobilenet_v3_large(width_mult={wm}, reduced_tail=True)",
         "extra_layers": "SSDLiteFeatureExtractorMobileNet width_mult 1.0 -> 0.125, min_depth 16 -> 8",
-        "num_classes": "91 -> %d" % nc,
+        "num_classes": f"91 -> {nc}",
         "anchors_per_location": num_anchors,
         "feature_channels": out_channels,
-        "postprocess": "none (no transform, anchors, decode or NMS)"}
+        "postprocess": "none (no transform, anchors, decode or NMS)",
+    }
 
 
 BUILDERS = {

@@ -24,7 +24,7 @@ module definitions (ultralytics/nn/modules/{conv,block,head}.py):
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import torch
 import torch.nn as nn
@@ -53,8 +53,9 @@ class DWConv(Conv):
 
 
 class Bottleneck(nn.Module):
-    def __init__(self, c1: int, c2: int, shortcut: bool = True, g: int = 1,
-                 k: Tuple[int, int] = (3, 3), e: float = 0.5):
+    def __init__(
+        self, c1: int, c2: int, shortcut: bool = True, g: int = 1, k: tuple[int, int] = (3, 3), e: float = 0.5
+    ):
         super().__init__()
         c_ = int(c2 * e)
         self.cv1 = Conv(c1, c_, k[0], 1)
@@ -102,12 +103,12 @@ class C3k(C3):
 
 
 class C3k2(C2f):
-    def __init__(self, c1: int, c2: int, n: int = 1, c3k: bool = False, e: float = 0.5, g: int = 1,
-                 shortcut: bool = True):
+    def __init__(
+        self, c1: int, c2: int, n: int = 1, c3k: bool = False, e: float = 0.5, g: int = 1, shortcut: bool = True
+    ):
         super().__init__(c1, c2, n, shortcut, g, e)
         self.m = nn.ModuleList(
-            C3k(self.c, self.c, 2, shortcut, g) if c3k else Bottleneck(self.c, self.c, shortcut, g)
-            for _ in range(n)
+            C3k(self.c, self.c, 2, shortcut, g) if c3k else Bottleneck(self.c, self.c, shortcut, g) for _ in range(n)
         )
 
 
@@ -132,7 +133,7 @@ class Attention(nn.Module):
         self.num_heads = num_heads
         self.head_dim = dim // num_heads
         self.key_dim = int(self.head_dim * attn_ratio)
-        self.scale = self.key_dim ** -0.5
+        self.scale = self.key_dim**-0.5
         nh_kd = self.key_dim * num_heads
         h = dim + nh_kd * 2
         self.qkv = Conv(dim, h, 1, act=False)
@@ -166,7 +167,7 @@ class PSABlock(nn.Module):
 
 
 class C2PSA(nn.Module):
-    def __init__(self, c1: int, c2: int, n: int = 1, e: float = 0.5, num_heads: Optional[int] = None):
+    def __init__(self, c1: int, c2: int, n: int = 1, e: float = 0.5, num_heads: int | None = None):
         super().__init__()
         assert c1 == c2
         self.c = int(c1 * e)
@@ -195,7 +196,7 @@ class DFL(nn.Module):
         return self.conv(x.view(b, 4, self.c1, a).transpose(2, 1).softmax(1)).view(b, 4, a)
 
 
-def make_anchors(sizes: Sequence[Tuple[int, int]], strides: Sequence[int], offset: float = 0.5):
+def make_anchors(sizes: Sequence[tuple[int, int]], strides: Sequence[int], offset: float = 0.5):
     pts, strs = [], []
     for (h, w), s in zip(sizes, strides):
         sx = torch.arange(w, dtype=torch.float32) + offset
@@ -207,8 +208,16 @@ def make_anchors(sizes: Sequence[Tuple[int, int]], strides: Sequence[int], offse
 
 
 class Detect(nn.Module):
-    def __init__(self, nc: int, ch: Sequence[int], strides: Sequence[int], imgsz: int, version: str,
-                 reg_max: int = 16, box_channels: Optional[int] = None):
+    def __init__(
+        self,
+        nc: int,
+        ch: Sequence[int],
+        strides: Sequence[int],
+        imgsz: int,
+        version: str,
+        reg_max: int = 16,
+        box_channels: int | None = None,
+    ):
         super().__init__()
         self.nc = nc
         self.nl = len(ch)
@@ -220,9 +229,7 @@ class Detect(nn.Module):
             nn.Sequential(Conv(x, c2, 3), Conv(c2, c2, 3), nn.Conv2d(c2, 4 * reg_max, 1)) for x in ch
         )
         if version == "v8":
-            self.cv3 = nn.ModuleList(
-                nn.Sequential(Conv(x, c3, 3), Conv(c3, c3, 3), nn.Conv2d(c3, nc, 1)) for x in ch
-            )
+            self.cv3 = nn.ModuleList(nn.Sequential(Conv(x, c3, 3), Conv(c3, c3, 3), nn.Conv2d(c3, nc, 1)) for x in ch)
         else:
             self.cv3 = nn.ModuleList(
                 nn.Sequential(
@@ -240,7 +247,7 @@ class Detect(nn.Module):
         # ultralytics' Detect.bias_init (class bias log(5 / nc / (imgsz / s)^2), about -11)
         # is not applied: with random weights it would push every class score to ~1e-5.
 
-    def forward(self, xs: List[torch.Tensor]):
+    def forward(self, xs: list[torch.Tensor]):
         B = xs[0].shape[0]
         outs = [torch.cat((self.cv2[i](xs[i]), self.cv3[i](xs[i])), 1) for i in range(self.nl)]
         x_cat = torch.cat([o.view(B, self.no, -1) for o in outs], 2)
@@ -260,9 +267,17 @@ class YOLO(nn.Module):
     (n: 0.25 / 0.50 (11) or 0.33 (v8) / 1024).
     """
 
-    def __init__(self, version: str = "11", nc: int = 80, imgsz: int = 640, width: float = 0.25,
-                 depth: float = 0.5, max_channels: int = 1024, psa_heads: Optional[int] = None,
-                 box_channels: Optional[int] = None):
+    def __init__(
+        self,
+        version: str = "11",
+        nc: int = 80,
+        imgsz: int = 640,
+        width: float = 0.25,
+        depth: float = 0.5,
+        max_channels: int = 1024,
+        psa_heads: int | None = None,
+        box_channels: int | None = None,
+    ):
         super().__init__()
         assert version in ("v8", "11")
         assert imgsz % 32 == 0

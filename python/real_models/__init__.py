@@ -8,7 +8,9 @@ Each module python/real_models/<name>.py provides:
                                     ATTRIBUTION.md into out_dir
 
 REGISTRY maps a model name to its module name; python/demo_reference.py and the export
-commands look models up here.
+commands look models up here. tflite_common.py (what the TFLite-sourced models share) and
+validate_tfjs.py (NanoDet and the tfjs selfie graph against TensorFlow.js) are helpers, not
+models. This package builds on python/importers, never the other way round.
 """
 
 REGISTRY: dict[str, str] = {

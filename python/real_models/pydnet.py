@@ -22,17 +22,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from real_models import tflite_common as common  # noqa: E402
-from importers.tflite_model import build_module  # noqa: E402
-from importers.tflite_reader import read_tflite  # noqa: E402
+from importers.tflite_model import build_module
+from importers.tflite_reader import read_tflite
+from real_models import tflite_common as common
 
 NAME = "pydnet"
 SHARED = common.SHARED_MODELS / "mobilepydnet"
@@ -44,24 +42,36 @@ PHOTOS = ["dog.jpg", "person.jpg", "kite.jpg", "horses.jpg"]
 GOLDEN_PHOTO = "dog.jpg"
 OUT_DIR = common.CACHE / NAME
 REGENERATE = "python/.venv/bin/python python/real_models/pydnet.py"
-ABSENT = (f"The PyDNet++ file is not in this checkout (never committed); put optimized_pydnet++.tflite "
-          f"(see {SHARED}/SOURCE.md) into {SHARED}/")
+ABSENT = (
+    f"The PyDNet++ file is not in this checkout (never committed); put optimized_pydnet++.tflite "
+    f"(see {SHARED}/SOURCE.md) into {SHARED}/"
+)
 
 
 def tflite_path() -> Path:
     return common.require_file(TFLITE, TFLITE_SHA256, ABSENT)
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": "pydnet-448x640",
         "task": "depth",
         "model": "model.pte",
-        "input": {"height": HEIGHT, "width": WIDTH, "resize": "stretch", "scale": 1 / 255,
-                  "mean": [0, 0, 0], "std": [1, 1, 1]},
-        "decode": {"kind": "relative_depth", "output": 0, "larger_is": "far",
-                   "normalise": {"low_percentile": 2, "high_percentile": 98}},
+        "input": {
+            "height": HEIGHT,
+            "width": WIDTH,
+            "resize": "stretch",
+            "scale": 1 / 255,
+            "mean": [0, 0, 0],
+            "std": [1, 1, 1],
+        },
+        "decode": {
+            "kind": "relative_depth",
+            "output": 0,
+            "larger_is": "far",
+            "normalise": {"low_percentile": 2, "high_percentile": 98},
+        },
         "license": "Apache-2.0 (code and file); weights trained on Matterport3D (non-commercial research terms)",
         "source": "FilippoAleotti/mobilePydnet@0fc3030 Android/app/src/main/assets/optimized_pydnet++.tflite",
     }
@@ -75,16 +85,21 @@ def build() -> nn.Module:
     return model.eval()
 
 
-def _depth_stats(photo: Path, x: torch.Tensor, geo, ours: List[np.ndarray], _file_interp) -> Dict[str, Any]:
+def _depth_stats(photo: Path, x: torch.Tensor, geo, ours: list[np.ndarray], _file_interp) -> dict[str, Any]:
     """Sanity numbers of the map: percentiles, and mean depth of the top vs bottom quarter
     (background / sky above, ground near the camera below: expect top > bottom)."""
     d = ours[0][0, 0]
     q = d.shape[0] // 4
-    return {"p2": float(np.percentile(d, 2)), "p50": float(np.percentile(d, 50)), "p98": float(np.percentile(d, 98)),
-            "top_quarter_mean": float(d[:q].mean()), "bottom_quarter_mean": float(d[-q:].mean())}
+    return {
+        "p2": float(np.percentile(d, 2)),
+        "p50": float(np.percentile(d, 50)),
+        "p98": float(np.percentile(d, 98)),
+        "top_quarter_mean": float(d[:q].mean()),
+        "bottom_quarter_mean": float(d[-q:].mean()),
+    }
 
 
-def attribution(info: Dict[str, Any]) -> List[str]:
+def attribution(info: dict[str, Any]) -> list[str]:
     pte, report = info["pte"], info["report"]
     lines = [
         "# pydnet-448x640: PyDNet++ relative depth (mobilePydnet 2019 Android model)",
@@ -134,33 +149,51 @@ def attribution(info: Dict[str, Any]) -> List[str]:
         return lines + ["The TFLite comparison was skipped for this export (--no-validate)."]
     lines += [
         f"The torch module (fp32, CPU) and the TFLite interpreter ({report['interpreter']}) on the same input",
-        "tensors (Debian `darknet` photos, stretched per card.json). \"TFLite fp32 weights\" runs the file with",
+        'tensors (Debian `darknet` photos, stretched per card.json). "TFLite fp32 weights" runs the file with',
         "its int8 weights stored as the dequantised float32 values (TFLite's float kernels): this measures the",
-        "importer. \"File as shipped\" runs the original file, where TFLite's hybrid kernels quantise every",
+        'importer. "File as shipped" runs the original file, where TFLite\'s hybrid kernels quantise every',
         "activation to int8 on the fly, so it differs from any fp32 run by that noise.",
         "",
     ]
     lines += common.validation_table(report, ["relative depth"])
-    lines += ["", "Depth maps (torch module): percentiles 2 / 50 / 98 and mean of the top vs the bottom quarter",
-              "of the image (farther scenery above, near ground below):", ""]
+    lines += [
+        "",
+        "Depth maps (torch module): percentiles 2 / 50 / 98 and mean of the top vs the bottom quarter",
+        "of the image (farther scenery above, near ground below):",
+        "",
+    ]
     for r in report["photos"]:
-        lines.append(f"- {r['photo']}: {r['p2']:.2f} / {r['p50']:.2f} / {r['p98']:.2f}; top {r['top_quarter_mean']:.2f},"
-                     f" bottom {r['bottom_quarter_mean']:.2f}")
+        lines.append(
+            f"- {r['photo']}: {r['p2']:.2f} / {r['p50']:.2f} / {r['p98']:.2f}; top {r['top_quarter_mean']:.2f},"
+            f" bottom {r['bottom_quarter_mean']:.2f}"
+        )
     lines += ["", "Our engine on the golden input:", ""] + common.engine_lines(info["engine"])
     return lines
 
 
-def export(out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", validate: bool = True,
-           wgx: Optional[Path] = None) -> Dict[str, Any]:
+def export(
+    out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", validate: bool = True, wgx: Path | None = None
+) -> dict[str, Any]:
     model = build()
     return common.export_flow(
-        name=NAME, module=model, card=card(), out_dir=out_dir, goldens_dir=goldens_dir,
-        golden_photo=common.photo(GOLDEN_PHOTO), tflite_path=tflite_path(), tensor_ids=model.output_tensors,
-        photos=[common.photo(p) for p in PHOTOS], attribution=attribution, extra=_depth_stats,
-        golden_meta={"regenerate": REGENERATE}, validate=validate, wgx=wgx)
+        name=NAME,
+        module=model,
+        card=card(),
+        out_dir=out_dir,
+        goldens_dir=goldens_dir,
+        golden_photo=common.photo(GOLDEN_PHOTO),
+        tflite_path=tflite_path(),
+        tensor_ids=model.output_tensors,
+        photos=[common.photo(p) for p in PHOTOS],
+        attribution=attribution,
+        extra=_depth_stats,
+        golden_meta={"regenerate": REGENERATE},
+        validate=validate,
+        wgx=wgx,
+    )
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export PyDNet++ (into the ignored cache)")
     ap.add_argument("--out", type=Path, default=OUT_DIR)
     ap.add_argument("--goldens", type=Path, default=None, help="default: <out>/golden")
@@ -174,8 +207,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     common.print_summary(info)
     if info["report"]:
         for r in info["report"]["photos"]:
-            print(f"  {r['photo']}: p2 {r['p2']:.2f} p50 {r['p50']:.2f} p98 {r['p98']:.2f} "
-                  f"top {r['top_quarter_mean']:.2f} bottom {r['bottom_quarter_mean']:.2f}")
+            print(
+                f"  {r['photo']}: p2 {r['p2']:.2f} p50 {r['p50']:.2f} p98 {r['p98']:.2f} "
+                f"top {r['top_quarter_mean']:.2f} bottom {r['bottom_quarter_mean']:.2f}"
+            )
     return 0
 
 

@@ -19,22 +19,26 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from real_models import tflite_common as common  # noqa: E402
-from importers.tflite_model import build_module  # noqa: E402
+from importers.tflite_model import build_module
+from real_models import tflite_common as common
 
 NAME = "selfie"
 PACKAGE = "@mediapipe/selfie_segmentation@0.1.1675465747"
 TARBALL_SHA256 = "7767b33eaa68990ee06c28bbb89f39a13a47ebb07ff0f1fd4947d9e817bb9bf9"
-TFLITE = common.ROOT / ".cache" / "npm" / "mediapipe-selfie_segmentation-0.1.1675465747" / "package" / \
-    "selfie_segmentation.tflite"
+TFLITE = (
+    common.ROOT
+    / ".cache"
+    / "npm"
+    / "mediapipe-selfie_segmentation-0.1.1675465747"
+    / "package"
+    / "selfie_segmentation.tflite"
+)
 TFLITE_SHA256 = "8d13b7fae74af625c641226813616a2117bd6bca19eb3b75574621fc08557f27"
 SIZE = 256
 PHOTOS = ["astronaut.png", "person.jpg", "kite.jpg"]
@@ -46,14 +50,20 @@ def tflite_path() -> Path:
     return common.require_file(TFLITE, TFLITE_SHA256, "Fetch it with: bash scripts/fetch-mediapipe-selfie.sh")
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": "mediapipe-selfie-256",
         "task": "segment",
         "model": "model.pte",
-        "input": {"height": SIZE, "width": SIZE, "resize": "stretch", "scale": 1 / 255,
-                  "mean": [0, 0, 0], "std": [1, 1, 1]},
+        "input": {
+            "height": SIZE,
+            "width": SIZE,
+            "resize": "stretch",
+            "scale": 1 / 255,
+            "mean": [0, 0, 0],
+            "std": [1, 1, 1],
+        },
         "decode": {"kind": "probability", "output": 0, "channel": 0, "threshold": 0.5},
         "license": "Apache-2.0",
         "source": f"npm {PACKAGE} selfie_segmentation.tflite",
@@ -67,11 +77,11 @@ def build() -> nn.Module:
     return model.eval()
 
 
-def _foreground(photo: Path, x: torch.Tensor, geo, ours: List[np.ndarray], _file_interp) -> Dict[str, Any]:
+def _foreground(photo: Path, x: torch.Tensor, geo, ours: list[np.ndarray], _file_interp) -> dict[str, Any]:
     return {"foreground_fraction": float((ours[0] > 0.5).mean())}
 
 
-def attribution(info: Dict[str, Any]) -> List[str]:
+def attribution(info: dict[str, Any]) -> list[str]:
     pte, report = info["pte"], info["report"]
     lines = [
         "# mediapipe-selfie-256: MediaPipe selfie segmentation (general model, 256x256)",
@@ -86,7 +96,7 @@ def attribution(info: Dict[str, Any]) -> List[str]:
         "",
         "## Licence",
         "",
-        "- Apache-2.0: the package's `package.json` says `\"license\": \"Apache-2.0\"` and its JavaScript carries",
+        '- Apache-2.0: the package\'s `package.json` says `"license": "Apache-2.0"` and its JavaScript carries',
         "  `SPDX-License-Identifier: Apache-2.0`. The package ships no separate LICENSE file and no model card;",
         "  Google publishes a model card for this model separately (not part of the package, not reproduced here).",
         "",
@@ -126,24 +136,43 @@ def attribution(info: Dict[str, Any]) -> List[str]:
             "",
         ]
         lines += common.validation_table(report, ["probability"])
-        lines += ["", "Pixels with probability > 0.5 (torch module): " + ", ".join(
-            f"{r['photo'].split(' ')[0]} {100 * r['foreground_fraction']:.1f} %" for r in report["photos"]) + "."]
+        lines += [
+            "",
+            "Pixels with probability > 0.5 (torch module): "
+            + ", ".join(f"{r['photo'].split(' ')[0]} {100 * r['foreground_fraction']:.1f} %" for r in report["photos"])
+            + ".",
+        ]
     lines += ["", "Our engine on the golden input:", ""] + common.engine_lines(info["engine"])
     return lines
 
 
-def export(out_dir: Path = common.ROOT / "models" / "selfie", goldens_dir: Path = common.ROOT / "tests" / "demos" / "selfie",
-           validate: bool = True, wgx: Optional[Path] = None) -> Dict[str, Any]:
+def export(
+    out_dir: Path = common.ROOT / "models" / "selfie",
+    goldens_dir: Path = common.ROOT / "tests" / "demos" / "selfie",
+    validate: bool = True,
+    wgx: Path | None = None,
+) -> dict[str, Any]:
     model = build()
     path = tflite_path()
     return common.export_flow(
-        name=NAME, module=model, card=card(), out_dir=out_dir, goldens_dir=goldens_dir,
-        golden_photo=common.photo(GOLDEN_PHOTO), tflite_path=path, tensor_ids=model.output_tensors,
-        photos=[common.photo(p) for p in PHOTOS], attribution=attribution, extra=_foreground,
-        golden_meta={"regenerate": REGENERATE}, validate=validate, wgx=wgx)
+        name=NAME,
+        module=model,
+        card=card(),
+        out_dir=out_dir,
+        goldens_dir=goldens_dir,
+        golden_photo=common.photo(GOLDEN_PHOTO),
+        tflite_path=path,
+        tensor_ids=model.output_tensors,
+        photos=[common.photo(p) for p in PHOTOS],
+        attribution=attribution,
+        extra=_foreground,
+        golden_meta={"regenerate": REGENERATE},
+        validate=validate,
+        wgx=wgx,
+    )
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export the MediaPipe selfie segmenter to models/selfie")
     ap.add_argument("--out", type=Path, default=common.ROOT / "models" / "selfie")
     ap.add_argument("--goldens", type=Path, default=common.ROOT / "tests" / "demos" / "selfie")

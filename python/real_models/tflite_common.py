@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -22,25 +22,25 @@ import torch.nn.functional as F
 
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 ROOT = PYTHON_DIR.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
 
 CACHE = ROOT / ".cache" / "real-models"
 # Model files that may not be committed come from the shared folder beside the checkout
 # (../shared/models), or from $WGX_SHARED_MODELS.
 SHARED_MODELS = Path(os.environ.get("WGX_SHARED_MODELS", ROOT.parent / "shared" / "models"))
-DARKNET_DATA = Path("/usr/share/darknet/data")          # Debian package darknet
+DARKNET_DATA = Path("/usr/share/darknet/data")  # Debian package darknet
 SKIMAGE_DATA = Path("/usr/lib/python3/dist-packages/skimage/data")  # Debian python3-skimage
 
 
 def photo(name: str) -> Path:
     """A test photo by file name: darknet's demo photos or skimage's astronaut.png."""
-    for d, pkg in ((DARKNET_DATA, "darknet"), (SKIMAGE_DATA, "python3-skimage")):
+    for d in (DARKNET_DATA, SKIMAGE_DATA):
         p = d / name
         if p.exists():
             return p
-    raise FileNotFoundError(f"photo {name!r} not found in {DARKNET_DATA} or {SKIMAGE_DATA}; "
-                            "install the Debian packages: apt-get install darknet python3-skimage")
+    raise FileNotFoundError(
+        f"photo {name!r} not found in {DARKNET_DATA} or {SKIMAGE_DATA}; "
+        "install the Debian packages: apt-get install darknet python3-skimage"
+    )
 
 
 def photo_label(p: Path) -> str:
@@ -68,11 +68,12 @@ def require_file(path: Path, sha256: str, how_to_get: str) -> Path:
 
 def load_rgb(path: Path) -> np.ndarray:
     from PIL import Image
+
     with Image.open(path) as im:
         return np.asarray(im.convert("RGB"))
 
 
-def preprocess(rgb: np.ndarray, inp: Dict[str, Any]) -> Tuple[torch.Tensor, Dict[str, Any]]:
+def preprocess(rgb: np.ndarray, inp: dict[str, Any]) -> tuple[torch.Tensor, dict[str, Any]]:
     """HxWx3 uint8 RGB -> float32 NCHW [1, 3, H, W] per the card's input section, and the
     geometry needed to map boxes back (scale_y, scale_x, offset_y, offset_x)."""
     H, W = inp["height"], inp["width"]
@@ -87,7 +88,7 @@ def preprocess(rgb: np.ndarray, inp: Dict[str, Any]) -> Tuple[torch.Tensor, Dict
         oy, ox = (H - nh) // 2, (W - nw) // 2
         r = F.interpolate(x, size=(nh, nw), mode="bilinear", align_corners=False, antialias=False)
         x = torch.tensor(inp["letterbox_fill"], dtype=torch.float32).view(1, 3, 1, 1).expand(1, 3, H, W).clone()
-        x[:, :, oy:oy + nh, ox:ox + nw] = r
+        x[:, :, oy : oy + nh, ox : ox + nw] = r
         geo = {"scale_y": nh / h, "scale_x": nw / w, "offset_y": oy, "offset_x": ox}
     else:
         raise ValueError(f"unknown resize {inp['resize']!r}")
@@ -97,30 +98,42 @@ def preprocess(rgb: np.ndarray, inp: Dict[str, Any]) -> Tuple[torch.Tensor, Dict
     return x.contiguous(), geo
 
 
-def lower_to_pte(model: nn.Module, example: Tuple[torch.Tensor, ...]) -> Tuple[bytes, Dict[str, Any]]:
+def lower_to_pte(model: nn.Module, example: tuple[torch.Tensor, ...]) -> tuple[bytes, dict[str, Any]]:
     """VulkanPartitioner .pte bytes and a summary; fails unless the program is fully delegated."""
-    import inspect_pte
     from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
     from executorch.exir import to_edge_transform_and_lower
+
+    import inspect_pte
+
     ep = torch.export.export(model, example, strict=False)
     pte = bytes(to_edge_transform_and_lower(ep, partitioner=[VulkanPartitioner()]).to_executorch().buffer)
     summary = inspect_pte.summarize(pte)
     if not inspect_pte.is_fully_delegated(summary):
         raise RuntimeError(f"program is not fully delegated; kernel calls: {inspect_pte.kernel_op_names(summary)}")
-    counts: Dict[str, int] = {}
+    counts: dict[str, int] = {}
     for names in inspect_pte.delegate_op_names(summary):
         for n in names:
             counts[n] = counts.get(n, 0) + 1
-    return pte, {"size": len(pte), "sha256": hashlib.sha256(pte).hexdigest(), "fully_delegated": True,
-                 "delegate_op_counts": dict(sorted(counts.items()))}
+    return pte, {
+        "size": len(pte),
+        "sha256": hashlib.sha256(pte).hexdigest(),
+        "fully_delegated": True,
+        "delegate_op_counts": dict(sorted(counts.items())),
+    }
 
 
 def _nhwc_to_nchw(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.transpose(a, (0, 3, 1, 2))) if a.ndim == 4 else a
 
 
-def compare_with_tflite(tflite_path: Path, module: nn.Module, tensor_ids: Sequence[int],
-                        photos: Sequence[Path], inp: Dict[str, Any], extra=None) -> Dict[str, Any]:
+def compare_with_tflite(
+    tflite_path: Path,
+    module: nn.Module,
+    tensor_ids: Sequence[int],
+    photos: Sequence[Path],
+    inp: dict[str, Any],
+    extra=None,
+) -> dict[str, Any]:
     """Run the module and the TFLite interpreter on the same preprocessed photos.
 
     References: "tflite_fp32" = the file with int8 weights stored as their float32 values
@@ -129,6 +142,7 @@ def compare_with_tflite(tflite_path: Path, module: nn.Module, tensor_ids: Sequen
     int8 kernels for int8 weights); only when the file itself runs in the interpreter.
     `extra(photo, x, module_outputs, interpreter_of_file)` may add per-photo entries."""
     from importers.tflite_validate import error_stats, float_reference_model, run_tflite
+
     fp32_model, changes = float_reference_model(str(tflite_path))
     file_runs = not any("custom" in c for c in changes)
     rows = []
@@ -138,7 +152,7 @@ def compare_with_tflite(tflite_path: Path, module: nn.Module, tensor_ids: Sequen
             ours = module(x)
         ours = [o.numpy() for o in (ours if isinstance(ours, tuple) else (ours,))]
         x_nhwc = np.ascontiguousarray(x.permute(0, 2, 3, 1).numpy())
-        entry: Dict[str, Any] = {"photo": photo_label(p), "outputs": []}
+        entry: dict[str, Any] = {"photo": photo_label(p), "outputs": []}
         refs = {"tflite_fp32": run_tflite(fp32_model, [x_nhwc], preserve_all=True)[1]}
         if file_runs:
             refs["tflite_file"] = run_tflite(str(tflite_path), [x_nhwc], preserve_all=True)[1]
@@ -150,17 +164,18 @@ def compare_with_tflite(tflite_path: Path, module: nn.Module, tensor_ids: Sequen
         if extra is not None:
             entry.update(extra(p, x, geo, ours, refs.get("tflite_file")))
         rows.append(entry)
-    return {"interpreter": f"ai-edge-litert {_litert_version()}",
-            "fp32_reference_changes": changes, "photos": rows}
+    return {"interpreter": f"ai-edge-litert {_litert_version()}", "fp32_reference_changes": changes, "photos": rows}
 
 
 def _litert_version() -> str:
     from importlib.metadata import version
+
     return version("ai-edge-litert")
 
 
-def write_goldens(module: nn.Module, out: Path, photo_path: Path, inp: Dict[str, Any],
-                  meta_extra: Dict[str, Any]) -> Dict[str, Any]:
+def write_goldens(
+    module: nn.Module, out: Path, photo_path: Path, inp: dict[str, Any], meta_extra: dict[str, Any]
+) -> dict[str, Any]:
     """input.npy (the photo preprocessed per the card), expected_<i>.npy (eager PyTorch), meta.json."""
     out.mkdir(parents=True, exist_ok=True)
     rgb = load_rgb(photo_path)
@@ -174,10 +189,15 @@ def write_goldens(module: nn.Module, out: Path, photo_path: Path, inp: Dict[str,
     meta = {
         "photo": photo_label(photo_path),
         "photo_hw": list(rgb.shape[:2]),
-        "input": {"file": "input.npy", "shape": list(x.shape), "dtype": "float32",
-                  "preprocessing": {k: v for k, v in inp.items()}},
-        "outputs": [{"file": f"expected_{i}.npy", "shape": list(y.shape), "dtype": "float32"}
-                    for i, y in enumerate(ys)],
+        "input": {
+            "file": "input.npy",
+            "shape": list(x.shape),
+            "dtype": "float32",
+            "preprocessing": {k: v for k, v in inp.items()},
+        },
+        "outputs": [
+            {"file": f"expected_{i}.npy", "shape": list(y.shape), "dtype": "float32"} for i, y in enumerate(ys)
+        ],
         "reference": "eager PyTorch fp32 on CPU of the module that was exported",
         "torch": torch.__version__,
     }
@@ -190,7 +210,7 @@ def fmt(v: float) -> str:
     return f"{v:.3g}"
 
 
-def validation_table(report: Dict[str, Any], output_names: Sequence[str]) -> List[str]:
+def validation_table(report: dict[str, Any], output_names: Sequence[str]) -> list[str]:
     """Markdown table of the comparison: one row per photo and output."""
     has_file = any("tflite_file" in o for r in report["photos"] for o in r["outputs"])
     head = "| photo | output | shape | vs TFLite fp32 weights: max abs | rel L2 |"
@@ -202,8 +222,10 @@ def validation_table(report: Dict[str, Any], output_names: Sequence[str]) -> Lis
     for r in report["photos"]:
         for o in r["outputs"]:
             a = o["tflite_fp32"]
-            line = (f"| {r['photo']} | {output_names[o['output']]} | {o['shape']} | {fmt(a['max_abs'])} | "
-                    f"{fmt(a['rel_l2'])} |")
+            line = (
+                f"| {r['photo']} | {output_names[o['output']]} | {o['shape']} | {fmt(a['max_abs'])} | "
+                f"{fmt(a['rel_l2'])} |"
+            )
             if has_file:
                 b = o.get("tflite_file")
                 line += f" {fmt(b['max_abs'])} | {fmt(b['rel_l2'])} |" if b else " - | - |"
@@ -211,12 +233,14 @@ def validation_table(report: Dict[str, Any], output_names: Sequence[str]) -> Lis
     return lines
 
 
-def engine_check(wgx: Path, pte: Path, goldens: Path) -> Dict[str, Any]:
+def engine_check(wgx: Path, pte: Path, goldens: Path) -> dict[str, Any]:
     """Run our engine's `wgx run` on the golden input and compare with expected_0.npy."""
     import os
     import subprocess
     import tempfile
+
     from importers.tflite_validate import error_stats
+
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "output_0.npy"
         cmd = [str(wgx), "run", str(pte), "--input", str(goldens / "input.npy"), "--output", str(out)]
@@ -239,17 +263,32 @@ def _adapter(log: str) -> str:
     return "default adapter"
 
 
-def engine_lines(engine: Optional[Dict[str, Any]]) -> List[str]:
+def engine_lines(engine: dict[str, Any] | None) -> list[str]:
     if not engine:
         return ["Not run by this export (pass --wgx PATH to record it)."]
-    return [f"`{engine['command']}` (our engine, {engine.get('device', 'default adapter')}) against the eager "
-            f"PyTorch golden expected_0.npy: max abs {fmt(engine['max_abs'])}, rel L2 {fmt(engine['rel_l2'])}."]
+    return [
+        f"`{engine['command']}` (our engine, {engine.get('device', 'default adapter')}) against the eager "
+        f"PyTorch golden expected_0.npy: max abs {fmt(engine['max_abs'])}, rel L2 {fmt(engine['rel_l2'])}."
+    ]
 
 
-def export_flow(*, name: str, module: nn.Module, card: Dict[str, Any], out_dir: Path, goldens_dir: Path,
-                golden_photo: Path, tflite_path: Path, tensor_ids: Sequence[int], photos: Sequence[Path],
-                attribution, extra=None, golden_meta: Optional[Dict[str, Any]] = None,
-                validate: bool = True, wgx: Optional[Path] = None) -> Dict[str, Any]:
+def export_flow(
+    *,
+    name: str,
+    module: nn.Module,
+    card: dict[str, Any],
+    out_dir: Path,
+    goldens_dir: Path,
+    golden_photo: Path,
+    tflite_path: Path,
+    tensor_ids: Sequence[int],
+    photos: Sequence[Path],
+    attribution,
+    extra=None,
+    golden_meta: dict[str, Any] | None = None,
+    validate: bool = True,
+    wgx: Path | None = None,
+) -> dict[str, Any]:
     """The export every TFLite-sourced model does: model.pte (VulkanPartitioner, fully
     delegated) + card.json into out_dir, engine goldens into goldens_dir, the TFLite comparison
     on the photos, optionally our engine on the goldens, then ATTRIBUTION.md from
@@ -262,18 +301,31 @@ def export_flow(*, name: str, module: nn.Module, card: Dict[str, Any], out_dir: 
     pte, pte_info = lower_to_pte(module, (torch.zeros(1, 3, inp["height"], inp["width"]),))
     (out_dir / "model.pte").write_bytes(pte)
     (out_dir / "card.json").write_text(json.dumps(card, indent=1) + "\n")
-    meta = {"model": _rel(out_dir / "model.pte"), "model_sha256": pte_info["sha256"], "card": _rel(out_dir / "card.json")}
+    meta = {
+        "model": _rel(out_dir / "model.pte"),
+        "model_sha256": pte_info["sha256"],
+        "card": _rel(out_dir / "card.json"),
+    }
     meta.update(golden_meta or {})
     goldens = write_goldens(module, goldens_dir, golden_photo, inp, meta)
     report = compare_with_tflite(tflite_path, module, tensor_ids, photos, inp, extra) if validate else None
     engine = engine_check(wgx, out_dir / "model.pte", goldens_dir) if wgx else None
-    info = {"name": name, "pte": pte_info, "report": report, "goldens": goldens, "engine": engine,
-            "out_dir": _rel(out_dir), "goldens_dir": _rel(goldens_dir)}
+    info = {
+        "name": name,
+        "pte": pte_info,
+        "report": report,
+        "goldens": goldens,
+        "engine": engine,
+        "out_dir": _rel(out_dir),
+        "goldens_dir": _rel(goldens_dir),
+    }
     (out_dir / "ATTRIBUTION.md").write_text("\n".join(attribution(info)) + "\n")
     cache = CACHE / name
     cache.mkdir(parents=True, exist_ok=True)
-    (cache / "validation.json").write_text(json.dumps(
-        {k: v for k, v in info.items() if k != "goldens"} | {"golden_meta": goldens["meta"]}, indent=1) + "\n")
+    (cache / "validation.json").write_text(
+        json.dumps({k: v for k, v in info.items() if k != "goldens"} | {"golden_meta": goldens["meta"]}, indent=1)
+        + "\n"
+    )
     return info
 
 
@@ -285,17 +337,24 @@ def _rel(p: Path) -> str:
         return str(p)
 
 
-def print_summary(info: Dict[str, Any]) -> None:
+def print_summary(info: dict[str, Any]) -> None:
     pte = info["pte"]
-    print(f"{info['name']}: {info['out_dir']}/model.pte {pte['size']} B sha256 {pte['sha256'][:16]}..., "
-          f"goldens in {info['goldens_dir']}/")
+    print(
+        f"{info['name']}: {info['out_dir']}/model.pte {pte['size']} B sha256 {pte['sha256'][:16]}..., "
+        f"goldens in {info['goldens_dir']}/"
+    )
     if info["report"]:
         for r in info["report"]["photos"]:
             for o in r["outputs"]:
-                s = f"  {r['photo']:<40} out{o['output']} vs tflite_fp32 max_abs {fmt(o['tflite_fp32']['max_abs'])} " \
+                s = (
+                    f"  {r['photo']:<40} out{o['output']} vs tflite_fp32 max_abs {fmt(o['tflite_fp32']['max_abs'])} "
                     f"rel_l2 {fmt(o['tflite_fp32']['rel_l2'])}"
+                )
                 if "tflite_file" in o:
-                    s += f" | vs file max_abs {fmt(o['tflite_file']['max_abs'])} rel_l2 {fmt(o['tflite_file']['rel_l2'])}"
+                    s += (
+                        f" | vs file max_abs {fmt(o['tflite_file']['max_abs'])} "
+                        f"rel_l2 {fmt(o['tflite_file']['rel_l2'])}"
+                    )
                 print(s)
     if info["engine"]:
         print("  engine:", engine_lines(info["engine"])[0])

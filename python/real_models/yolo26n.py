@@ -22,18 +22,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from real_models import tflite_common as common  # noqa: E402
-from importers.tflite_model import build_module  # noqa: E402
-from importers.tflite_reader import read_tflite  # noqa: E402
+from importers.tflite_model import build_module
+from importers.tflite_reader import read_tflite
+from real_models import tflite_common as common
 
 NAME = "yolo26n"
 SHARED = common.SHARED_MODELS / "yolo26n"
@@ -50,17 +49,20 @@ PHOTOS = ["dog.jpg", "person.jpg", "kite.jpg", "horses.jpg", "giraffe.jpg"]
 GOLDEN_PHOTO = "dog.jpg"
 OUT_DIR = common.CACHE / NAME
 REGENERATE = "python/.venv/bin/python python/real_models/yolo26n.py"
-ABSENT = (f"The YOLO26n weights are not in this checkout (AGPL-3.0, never committed); put "
-          f"yolo26n_int8.tflite and metadata.yaml (see {SHARED}/SOURCE.md) into {SHARED}/")
+ABSENT = (
+    f"The YOLO26n weights are not in this checkout (AGPL-3.0, never committed); put "
+    f"yolo26n_int8.tflite and metadata.yaml (see {SHARED}/SOURCE.md) into {SHARED}/"
+)
 
 
 def tflite_path() -> Path:
     return common.require_file(TFLITE, TFLITE_SHA256, ABSENT)
 
 
-def labels() -> List[str]:
+def labels() -> list[str]:
     """The 80 class names from the export's metadata.yaml (`names:` index -> name)."""
     import yaml
+
     meta = yaml.safe_load(common.require_file(METADATA, METADATA_SHA256, ABSENT).read_text())
     names = meta["names"]
     if sorted(names) != list(range(80)):
@@ -68,17 +70,31 @@ def labels() -> List[str]:
     return [names[i] for i in range(80)]
 
 
-def card() -> Dict[str, Any]:
+def card() -> dict[str, Any]:
     return {
         "schema": "wgx-model-card/1",
         "name": "yolo26n-640",
         "task": "detect",
         "model": "model.pte",
-        "input": {"height": SIZE, "width": SIZE, "resize": "letterbox", "letterbox_fill": [114, 114, 114],
-                  "scale": 1 / 255, "mean": [0, 0, 0], "std": [1, 1, 1]},
-        "decode": {"kind": "boxes_scores", "output": 0, "box_format": "xyxy", "box_units": "normalized",
-                   "score_threshold": SCORE_THRESHOLD, "iou_threshold": 0.7, "nms": "none",
-                   "max_detections": MAX_DETECTIONS},
+        "input": {
+            "height": SIZE,
+            "width": SIZE,
+            "resize": "letterbox",
+            "letterbox_fill": [114, 114, 114],
+            "scale": 1 / 255,
+            "mean": [0, 0, 0],
+            "std": [1, 1, 1],
+        },
+        "decode": {
+            "kind": "boxes_scores",
+            "output": 0,
+            "box_format": "xyxy",
+            "box_units": "normalized",
+            "score_threshold": SCORE_THRESHOLD,
+            "iou_threshold": 0.7,
+            "nms": "none",
+            "max_detections": MAX_DETECTIONS,
+        },
         "labels": labels(),
         "license": "AGPL-3.0",
         "source": "Ultralytics YOLO26n TFLite int8 export (yolo26n_int8.tflite, sha256 " + TFLITE_SHA256 + ")",
@@ -93,7 +109,7 @@ def build() -> nn.Module:
     return model.eval()
 
 
-def decode(out: np.ndarray, names: Sequence[str], threshold: float = SCORE_THRESHOLD) -> List[Dict[str, Any]]:
+def decode(out: np.ndarray, names: Sequence[str], threshold: float = SCORE_THRESHOLD) -> list[dict[str, Any]]:
     """Card decode: best class per row, score > threshold, best MAX_DETECTIONS first; boxes in
     640x640 input pixels."""
     rows = out.reshape(-1, out.shape[-1]).astype(np.float64)
@@ -101,17 +117,28 @@ def decode(out: np.ndarray, names: Sequence[str], threshold: float = SCORE_THRES
     score = rows[np.arange(rows.shape[0]), 4 + cls]
     keep = np.nonzero(score > threshold)[0]
     keep = keep[np.argsort(-score[keep], kind="stable")][:MAX_DETECTIONS]
-    return [{"class": int(cls[r]), "label": names[cls[r]], "score": float(score[r]),
-             "box": [float(v) * SIZE for v in rows[r, :4]]} for r in keep]
+    return [
+        {
+            "class": int(cls[r]),
+            "label": names[cls[r]],
+            "score": float(score[r]),
+            "box": [float(v) * SIZE for v in rows[r, :4]],
+        }
+        for r in keep
+    ]
 
 
-def to_image(box: Sequence[float], geo: Dict[str, Any]) -> List[float]:
+def to_image(box: Sequence[float], geo: dict[str, Any]) -> list[float]:
     """Undo the letterbox: input-tensor pixels -> original image pixels."""
-    return [(box[0] - geo["offset_x"]) / geo["scale_x"], (box[1] - geo["offset_y"]) / geo["scale_y"],
-            (box[2] - geo["offset_x"]) / geo["scale_x"], (box[3] - geo["offset_y"]) / geo["scale_y"]]
+    return [
+        (box[0] - geo["offset_x"]) / geo["scale_x"],
+        (box[1] - geo["offset_y"]) / geo["scale_y"],
+        (box[2] - geo["offset_x"]) / geo["scale_x"],
+        (box[3] - geo["offset_y"]) / geo["scale_y"],
+    ]
 
 
-def _detections(photo: Path, x: torch.Tensor, geo, ours: List[np.ndarray], file_interp) -> Dict[str, Any]:
+def _detections(photo: Path, x: torch.Tensor, geo, ours: list[np.ndarray], file_interp) -> dict[str, Any]:
     """Our decode of the module output, and TFLite's own post-processed [1, 300, 6] output of the
     file as shipped (x1, y1, x2, y2 normalised, score, class), both in original-image pixels."""
     names = labels()
@@ -122,18 +149,27 @@ def _detections(photo: Path, x: torch.Tensor, geo, ours: List[np.ndarray], file_
         for r in out[np.argsort(-out[:, 4], kind="stable")]:
             if r[4] > SCORE_THRESHOLD:
                 box = [float(v) * SIZE for v in r[:4]]
-                tfl.append({"label": names[int(r[5])], "score": float(r[4]),
-                            "box_image": [round(v, 1) for v in to_image(box, geo)]})
-    return {"detections": [{k: d[k] for k in ("label", "score", "box_image")} for d in dets],
-            "tflite_file_detections": tfl}
+                tfl.append(
+                    {
+                        "label": names[int(r[5])],
+                        "score": float(r[4]),
+                        "box_image": [round(v, 1) for v in to_image(box, geo)],
+                    }
+                )
+    return {
+        "detections": [{k: d[k] for k in ("label", "score", "box_image")} for d in dets],
+        "tflite_file_detections": tfl,
+    }
 
 
 def _dets_text(dets) -> str:
-    return ", ".join(f"{d['label']} {d['score']:.2f} [{', '.join(str(round(v)) for v in d['box_image'])}]"
-                     for d in dets) or "none"
+    return (
+        ", ".join(f"{d['label']} {d['score']:.2f} [{', '.join(str(round(v)) for v in d['box_image'])}]" for d in dets)
+        or "none"
+    )
 
 
-def attribution(info: Dict[str, Any]) -> List[str]:
+def attribution(info: dict[str, Any]) -> list[str]:
     pte, report = info["pte"], info["report"]
     lines = [
         "# yolo26n-640: Ultralytics YOLO26n (COCO-80), rebuilt from its int8-weight TFLite export",
@@ -162,7 +198,7 @@ def attribution(info: Dict[str, Any]) -> List[str]:
         "  GATHER_ND, CAST, TILE, FLOOR_MOD, LESS) is not in the program. Output rows: x1, y1, x2, y2 normalised",
         "  to the 640x640 letterboxed input (multiply by 640 for input pixels), then 80 sigmoid class scores.",
         "  The head is NMS-free (one-to-one); the card's decode takes the best class per row, threshold",
-        f"  {SCORE_THRESHOLD}, at most {MAX_DETECTIONS} (the `iou_threshold` field is unused with nms \"none\").",
+        f'  {SCORE_THRESHOLD}, at most {MAX_DETECTIONS} (the `iou_threshold` field is unused with nms "none").',
         "- Input: RGB, pixel / 255, letterbox to 640x640 with fill 114.",
         f"- model.pte: {pte['size']} bytes, sha256 `{pte['sha256']}`, lowered with VulkanPartitioner, fully",
         f"  delegated; delegated ops: {', '.join(f'{k} x{v}' for k, v in pte['delegate_op_counts'].items())}.",
@@ -183,15 +219,19 @@ def attribution(info: Dict[str, Any]) -> List[str]:
         return lines + ["The TFLite comparison was skipped for this export (--no-validate)."]
     lines += [
         f"The torch module (fp32, CPU) and the TFLite interpreter ({report['interpreter']}) on the same input",
-        "tensors (Debian `darknet` photos, letterboxed per card.json), compared at the cut tensor. \"TFLite fp32",
+        'tensors (Debian `darknet` photos, letterboxed per card.json), compared at the cut tensor. "TFLite fp32',
         "weights\" runs the file with its int8 weights stored as the dequantised float32 values (TFLite's float",
-        "kernels): this measures the importer. \"File as shipped\" runs the original file, where TFLite's hybrid",
+        'kernels): this measures the importer. "File as shipped" runs the original file, where TFLite\'s hybrid',
         "kernels quantise every activation to int8 on the fly, so it differs from any fp32 run by that noise.",
         "",
     ]
     lines += common.validation_table(report, ["boxes+scores"])
-    lines += ["", "Detections, boxes x1, y1, x2, y2 in original-image pixels (torch module with the card's decode;",
-              "then TFLite's own [1, 300, 6] output of the file as shipped, score > 0.25):", ""]
+    lines += [
+        "",
+        "Detections, boxes x1, y1, x2, y2 in original-image pixels (torch module with the card's decode;",
+        "then TFLite's own [1, 300, 6] output of the file as shipped, score > 0.25):",
+        "",
+    ]
     for r in report["photos"]:
         lines.append(f"- {r['photo']}: {_dets_text(r['detections'])}")
         lines.append(f"  - TFLite file: {_dets_text(r['tflite_file_detections'])}")
@@ -199,8 +239,9 @@ def attribution(info: Dict[str, Any]) -> List[str]:
     return lines
 
 
-def export(out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", validate: bool = True,
-           wgx: Optional[Path] = None) -> Dict[str, Any]:
+def export(
+    out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", validate: bool = True, wgx: Path | None = None
+) -> dict[str, Any]:
     model = build()
     c = card()
     golden = common.photo(GOLDEN_PHOTO)
@@ -208,17 +249,38 @@ def export(out_dir: Path = OUT_DIR, goldens_dir: Path = OUT_DIR / "golden", vali
     x, geo = common.preprocess(common.load_rgb(golden), c["input"])
     with torch.no_grad():
         dets = decode(model(x).numpy(), c["labels"])
-    golden_meta = {"regenerate": REGENERATE, "detections": [
-        {"class": d["class"], "label": d["label"], "score": round(d["score"], 4),
-         "box_input_px": [round(v, 1) for v in d["box"]],
-         "box_image_px": [round(v, 1) for v in to_image(d["box"], geo)]} for d in dets]}
+    golden_meta = {
+        "regenerate": REGENERATE,
+        "detections": [
+            {
+                "class": d["class"],
+                "label": d["label"],
+                "score": round(d["score"], 4),
+                "box_input_px": [round(v, 1) for v in d["box"]],
+                "box_image_px": [round(v, 1) for v in to_image(d["box"], geo)],
+            }
+            for d in dets
+        ],
+    }
     return common.export_flow(
-        name=NAME, module=model, card=c, out_dir=out_dir, goldens_dir=goldens_dir, golden_photo=golden,
-        tflite_path=tflite_path(), tensor_ids=model.output_tensors, photos=[common.photo(p) for p in PHOTOS],
-        attribution=attribution, extra=_detections, golden_meta=golden_meta, validate=validate, wgx=wgx)
+        name=NAME,
+        module=model,
+        card=c,
+        out_dir=out_dir,
+        goldens_dir=goldens_dir,
+        golden_photo=golden,
+        tflite_path=tflite_path(),
+        tensor_ids=model.output_tensors,
+        photos=[common.photo(p) for p in PHOTOS],
+        attribution=attribution,
+        extra=_detections,
+        golden_meta=golden_meta,
+        validate=validate,
+        wgx=wgx,
+    )
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Export YOLO26n (AGPL weights, into the ignored cache)")
     ap.add_argument("--out", type=Path, default=OUT_DIR)
     ap.add_argument("--goldens", type=Path, default=None, help="default: <out>/golden")

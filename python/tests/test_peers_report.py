@@ -2,16 +2,15 @@
 """Checks of python/peers_report.py: the statistics match `wgx bench`'s definitions, each peer
 is compared with the matching wgx latency, and the table shows failures and flagged errors.
 
-    python3 python/tests/test_peers_report.py       # exit 0 = all passed (no torch needed)
+    cd python && python3 -m tests.test_peers_report            # exit 0 = all passed (no torch needed)
+    python/.venv/bin/python python/tests/test_peers_report.py  # the same, in the tooling's venv
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import peers_report as report  # noqa: E402
+import peers_report as report
 
 
 def lat(ms: float) -> dict:
@@ -20,12 +19,16 @@ def lat(ms: float) -> dict:
 
 def record(peer: str, ok: bool = True, flagged: bool = False, **latency) -> dict:
     if not ok:
-        return {"peer": peer, "model": "m", "ok": False, "reason": f"{peer} on m: no device",
-                "loadavg_before": [1.0]}
-    return {"peer": peer, "ok": True, "latency": {k: lat(v) for k, v in latency.items()},
-            "check": {"rel_l2": 0.5 if flagged else 1e-6, "flagged": flagged}, "loadavg_before": [1.5],
-            "other_cpu_cores": 0.75 if flagged else 0.25,
-            "versions": {peer: "1"}}
+        return {"peer": peer, "model": "m", "ok": False, "reason": f"{peer} on m: no device", "loadavg_before": [1.0]}
+    return {
+        "peer": peer,
+        "ok": True,
+        "latency": {k: lat(v) for k, v in latency.items()},
+        "check": {"rel_l2": 0.5 if flagged else 1e-6, "flagged": flagged},
+        "loadavg_before": [1.5],
+        "other_cpu_cores": 0.75 if flagged else 0.25,
+        "versions": {peer: "1"},
+    }
 
 
 def test_stats_match_wgx_bench() -> None:
@@ -38,23 +41,37 @@ def test_stats_match_wgx_bench() -> None:
 
 
 def test_ratio_uses_the_matching_wgx_latency() -> None:
-    recs = {"wgx": record("wgx", gpu_resident=2.0, end_to_end=4.0),
-            "ort_cpu": record("ort_cpu", end_to_end=8.0),
-            "torch_cuda": record("torch_cuda", gpu_resident=1.0)}
+    recs = {
+        "wgx": record("wgx", gpu_resident=2.0, end_to_end=4.0),
+        "ort_cpu": record("ort_cpu", end_to_end=8.0),
+        "torch_cuda": record("torch_cuda", gpu_resident=1.0),
+    }
     assert report.ratio(recs["ort_cpu"], recs) == 2.0  # host in/out -> wgx end-to-end
     assert report.ratio(recs["torch_cuda"], recs) == 0.5  # GPU-resident -> wgx GPU-resident
     assert report.ratio(recs["ort_cpu"], {"wgx": record("wgx", ok=False)}) is None
 
 
 def test_markdown_shows_failures_and_flags() -> None:
-    recs = {"wgx": record("wgx", gpu_resident=2.0, end_to_end=4.0),
-            "torch_cpu": record("torch_cpu", end_to_end=8.0),
-            "xnnpack": record("xnnpack", flagged=True, end_to_end=2.0),
-            "ort_webgpu": record("ort_webgpu", ok=False)}
-    rep = {"machine": {"cpu": "cpu", "cpu_count": 2, "os": "os", "date": "2026-01-01T00:00:00", "commit": "abc"},
-           "commands": ["python/peers.py"], "iters": [5], "warmup": [2], "wgx_adapter": "a",
-           "models": [{"name": "m", "peers": recs}, {"name": "m2", "peers": {"ort_webgpu": dict(
-               recs["ort_webgpu"], model="m2", reason="ort_webgpu on m2: no device")}}]}
+    recs = {
+        "wgx": record("wgx", gpu_resident=2.0, end_to_end=4.0),
+        "torch_cpu": record("torch_cpu", end_to_end=8.0),
+        "xnnpack": record("xnnpack", flagged=True, end_to_end=2.0),
+        "ort_webgpu": record("ort_webgpu", ok=False),
+    }
+    rep = {
+        "machine": {"cpu": "cpu", "cpu_count": 2, "os": "os", "date": "2026-01-01T00:00:00", "commit": "abc"},
+        "commands": ["python/peers.py"],
+        "iters": [5],
+        "warmup": [2],
+        "wgx_adapter": "a",
+        "models": [
+            {"name": "m", "peers": recs},
+            {
+                "name": "m2",
+                "peers": {"ort_webgpu": dict(recs["ort_webgpu"], model="m2", reason="ort_webgpu on m2: no device")},
+            },
+        ],
+    }
     rep["versions"] = report.collect_versions(rep["models"])
     md = report.markdown(rep)
     row = next(line for line in md.splitlines() if line.startswith("| m |"))

@@ -13,7 +13,7 @@ and every output is compared (max abs difference, relative L2 = |a - b| / |b|).
            Keras graph): a second, differently built graph, imported NCHW; not shipped.
 
 Usage (from the repository root; needs `bash python/fetch_packages.sh` and `npm ci --prefix python`):
-    python/.venv/bin/python python/importers/validate_tfjs.py [--only nanodet|selfie]
+    python/.venv/bin/python python/real_models/validate_tfjs.py [--only nanodet|selfie]
 Writes .cache/real-models/<model>/validation.json and prints a summary. Exit 1 if an output
 differs from TensorFlow.js by more than the tolerance (rel L2 1e-4).
 """
@@ -23,65 +23,35 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-PYTHON_DIR = Path(__file__).resolve().parent.parent
-ROOT = PYTHON_DIR.parent
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
+from importers import tfjs_graph
+from importers.tfjs_reference import compare, run_tfjs, tfjs_version
+from real_models import nanodet as nd
 
-from importers import tfjs_graph  # noqa: E402
-from real_models import nanodet as nd  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 DARKNET_DATA = Path("/usr/share/darknet/data")  # Debian package darknet
 SKIMAGE_DATA = Path("/usr/lib/python3/dist-packages/skimage/data")  # Debian package python3-skimage
 NANODET_PHOTOS = ["dog.jpg", "person.jpg", "kite.jpg", "horses.jpg", "giraffe.jpg"]
 REL_L2_TOLERANCE = 1e-4
 SELFIE_JSON = nd.MODEL_DIR / "selfie.json"
-SELFIE_SHA256 = {"selfie.json": "8b7f5f95c0159a83a7240b1298a67012cfffd0396bfa653bdf452913610e9a88",
-                 "selfie.bin": "8f57aaa72dc068a50bd37c232d2e073e107912241e459002e1480876676f382a"}
+SELFIE_SHA256 = {
+    "selfie.json": "8b7f5f95c0159a83a7240b1298a67012cfffd0396bfa653bdf452913610e9a88",
+    "selfie.bin": "8f57aaa72dc068a50bd37c232d2e073e107912241e459002e1480876676f382a",
+}
 
 
-def compare(a: np.ndarray, ref: np.ndarray) -> Dict[str, Any]:
-    if a.shape != ref.shape:
-        raise ValueError(f"shape {a.shape} vs reference {ref.shape}")
-    a64, r64 = a.astype(np.float64), ref.astype(np.float64)
-    norm = np.linalg.norm(r64)
-    return {"shape": list(ref.shape), "max_abs": float(np.abs(a64 - r64).max()),
-            "rel_l2": float(np.linalg.norm(a64 - r64) / norm) if norm > 0 else float(np.linalg.norm(a64)),
-            "ref_max_abs": float(np.abs(r64).max())}
-
-
-def run_tfjs(model_json: Path, runs: List[Dict[str, Any]], work: Path) -> str:
-    """Run tfjs_run.js on a job; returns its log. runs: [{"inputs": {...}, "outputs": {...}}]."""
-    script = Path(__file__).with_name("tfjs_run.js")
-    if not (PYTHON_DIR / "node_modules" / "@tensorflow" / "tfjs").exists():
-        raise FileNotFoundError("npm deps missing: run `npm ci --prefix python` from the repository root")
-    job = work / "job.json"
-    job.write_text(json.dumps({"model": str(model_json), "runs": runs}))
-    proc = subprocess.run(["node", str(script), str(job)], capture_output=True, text=True,
-                          env={**os.environ, "NODE_PATH": str(PYTHON_DIR / "node_modules")})
-    if proc.returncode != 0:
-        raise RuntimeError(f"tfjs_run.js failed:\n{proc.stdout}\n{proc.stderr}")
-    return "\n".join(l for l in proc.stdout.splitlines() if l.startswith("[tfjs_run]"))
-
-
-def tfjs_version() -> str:
-    pkg = PYTHON_DIR / "node_modules" / "@tensorflow" / "tfjs" / "package.json"
-    return json.loads(pkg.read_text())["version"]
-
-
-def flip_check(model, photos: List[Path], decode_cfg: Dict[str, Any], labels: List[str]) -> Dict[str, Any]:
+def flip_check(model, photos: list[Path], decode_cfg: dict[str, Any], labels: list[str]) -> dict[str, Any]:
     """Boxes on a photo vs boxes on its mirror image (mirrored back), per center_offset."""
-    by_offset: Dict[str, Any] = {}
+    by_offset: dict[str, Any] = {}
     tensors = [nd.preprocess(nd.load_rgb(str(p))) for p in photos]
     outs = []
     with torch.no_grad():
@@ -93,8 +63,11 @@ def flip_check(model, photos: List[Path], decode_cfg: Dict[str, Any], labels: Li
             d1 = nd.decode(s.numpy(), b.numpy(), decode_cfg, nd.SIZE, nd.SIZE, labels, center_offset=off)
             d2 = nd.decode(s2.numpy(), b2.numpy(), decode_cfg, nd.SIZE, nd.SIZE, labels, center_offset=off)
             for a in d1:
-                cands = [np.array([nd.SIZE - q["box"][2], q["box"][1], nd.SIZE - q["box"][0], q["box"][3]])
-                         for q in d2 if q["class"] == a["class"]]
+                cands = [
+                    np.array([nd.SIZE - q["box"][2], q["box"][1], nd.SIZE - q["box"][0], q["box"][3]])
+                    for q in d2
+                    if q["class"] == a["class"]
+                ]
                 if not cands:
                     continue
                 overlap = nd.iou(np.array(a["box"]), np.stack(cands))
@@ -103,21 +76,26 @@ def flip_check(model, photos: List[Path], decode_cfg: Dict[str, Any], labels: Li
                     continue
                 ious.append(float(overlap[k]))
                 dxs.append((a["box"][0] + a["box"][2]) / 2 - (cands[k][0] + cands[k][2]) / 2)
-        by_offset[str(off)] = {"matched": len(ious), "mean_iou": float(np.mean(ious)) if ious else 0.0,
-                               "median_abs_dx": float(np.median(np.abs(dxs))) if dxs else float("nan")}
+        by_offset[str(off)] = {
+            "matched": len(ious),
+            "mean_iou": float(np.mean(ious)) if ious else 0.0,
+            "median_abs_dx": float(np.median(np.abs(dxs))) if dxs else float("nan"),
+        }
     return {"photos": len(photos), "by_offset": by_offset}
 
 
-def preprocess_check(model, photos: List[Path], labels: List[str]) -> Dict[str, Any]:
+def preprocess_check(model, photos: list[Path], labels: list[str]) -> dict[str, Any]:
     """Top class scores under the card's normalisation and under plain RGB / 255 (what the
     human library feeds this file), as evidence for the card's choice."""
     mean = torch.tensor(nd.MEAN_RGB).view(1, 3, 1, 1)
     std = torch.tensor(nd.STD_RGB).view(1, 3, 1, 1)
-    variants = {"card (upstream mean/std, BGR into the graph)": lambda x: x,
-                # The human library puts RGB / 255 straight into the graph; the program reverses
-                # the channels in its first conv, so it gets them reversed here.
-                "RGB / 255 into the graph (human library)": lambda x: ((x * std + mean) / 255.0).flip(1)}
-    photos_out: Dict[str, Any] = {}
+    variants = {
+        "card (upstream mean/std, BGR into the graph)": lambda x: x,
+        # The human library puts RGB / 255 straight into the graph; the program reverses
+        # the channels in its first conv, so it gets them reversed here.
+        "RGB / 255 into the graph (human library)": lambda x: ((x * std + mean) / 255.0).flip(1),
+    }
+    photos_out: dict[str, Any] = {}
     for p in photos:
         x = nd.preprocess(nd.load_rgb(str(p)))
         row = {}
@@ -131,7 +109,7 @@ def preprocess_check(model, photos: List[Path], labels: List[str]) -> Dict[str, 
     return {"variants": list(variants), "photos": photos_out}
 
 
-def validate_nanodet(work: Path) -> Dict[str, Any]:
+def validate_nanodet(work: Path) -> dict[str, Any]:
     raw = nd.import_tfjs()  # the graph as imported: BGR-normalised input, six outputs
     program = nd.build()  # what is exported: RGB input, concatenated outputs
     names = list(raw.output_names)
@@ -146,8 +124,12 @@ def validate_nanodet(work: Path) -> Dict[str, Any]:
         rgb = nd.load_rgb(str(p))
         x_bgr = nd.preprocess(rgb, bgr_order=True)
         np.save(work / f"nanodet_in{i}.npy", x_bgr.numpy())
-        runs.append({"inputs": {nd.INPUT_NAME: f"nanodet_in{i}.npy"},
-                     "outputs": {n: f"nanodet_out{i}_{k}.npy" for k, n in enumerate(names)}})
+        runs.append(
+            {
+                "inputs": {nd.INPUT_NAME: f"nanodet_in{i}.npy"},
+                "outputs": {n: f"nanodet_out{i}_{k}.npy" for k, n in enumerate(names)},
+            }
+        )
         inputs.append((p, rgb, x_bgr))
     log = run_tfjs(nd.model_json(), runs, work)
 
@@ -159,24 +141,38 @@ def validate_nanodet(work: Path) -> Dict[str, Any]:
             scores, dists = (t.numpy() for t in program(nd.preprocess(rgb)))
         ref = [np.load(work / f"nanodet_out{i}_{k}.npy") for k in range(len(names))]
         outputs = [{"name": n, **compare(a, r)} for n, a, r in zip(names, mine, ref)]
-        fold_max = max(fold_max, float(np.abs(scores - np.concatenate(mine[0::2], 1)).max()),
-                       float(np.abs(dists - np.concatenate(mine[1::2], 1)).max()))
+        fold_max = max(
+            fold_max,
+            float(np.abs(scores - np.concatenate(mine[0::2], 1)).max()),
+            float(np.abs(dists - np.concatenate(mine[1::2], 1)).max()),
+        )
         dets = nd.decode(scores, dists, decode_cfg, nd.SIZE, nd.SIZE, labels)
-        dets_tfjs = nd.decode(np.concatenate(ref[0::2], 1), np.concatenate(ref[1::2], 1), decode_cfg,
-                              nd.SIZE, nd.SIZE, labels)
+        dets_tfjs = nd.decode(
+            np.concatenate(ref[0::2], 1), np.concatenate(ref[1::2], 1), decode_cfg, nd.SIZE, nd.SIZE, labels
+        )
         for d in dets:
             d["box_image"] = [round(v, 1) for v in nd.to_image_coords(d["box"], rgb.shape[:2])]
-        photo_reports.append({
-            "photo": p.name, "image_hw": list(rgb.shape[:2]), "outputs": outputs, "detections": dets,
-            "tfjs_detections_same": [(d["label"], round(d["score"], 3)) for d in dets] ==
-                                    [(d["label"], round(d["score"], 3)) for d in dets_tfjs],
-        })
-    return {"model": str(nd.model_json()), "photos": photo_reports, "rgb_fold_max_abs": fold_max,
-            "preprocess_check": preprocess_check(program, photos, labels),
-            "center_offset_check": flip_check(program, photos, decode_cfg, labels), "tfjs_log": log}
+        photo_reports.append(
+            {
+                "photo": p.name,
+                "image_hw": list(rgb.shape[:2]),
+                "outputs": outputs,
+                "detections": dets,
+                "tfjs_detections_same": [(d["label"], round(d["score"], 3)) for d in dets]
+                == [(d["label"], round(d["score"], 3)) for d in dets_tfjs],
+            }
+        )
+    return {
+        "model": str(nd.model_json()),
+        "photos": photo_reports,
+        "rgb_fold_max_abs": fold_max,
+        "preprocess_check": preprocess_check(program, photos, labels),
+        "center_offset_check": flip_check(program, photos, decode_cfg, labels),
+        "tfjs_log": log,
+    }
 
 
-def validate_selfie(work: Path) -> Dict[str, Any]:
+def validate_selfie(work: Path) -> dict[str, Any]:
     for name, want in SELFIE_SHA256.items():
         got = nd._sha256(nd.MODEL_DIR / name)
         if got != want:
@@ -185,8 +181,9 @@ def validate_selfie(work: Path) -> Dict[str, Any]:
     (in_name,) = graph.inputs
     (out_name,) = graph.outputs
     # Imported NCHW end to end: the NHWC Keras graph becomes a plain NCHW torch graph.
-    module = tfjs_graph.TfjsGraphModule(graph, input_perms={in_name: tfjs_graph.NHWC_TO_NCHW},
-                                        output_perms={out_name: tfjs_graph.NHWC_TO_NCHW}).eval()
+    module = tfjs_graph.TfjsGraphModule(
+        graph, input_perms={in_name: tfjs_graph.NHWC_TO_NCHW}, output_perms={out_name: tfjs_graph.NHWC_TO_NCHW}
+    ).eval()
     photos = [SKIMAGE_DATA / "astronaut.png", DARKNET_DATA / "person.jpg"]
     runs, xs = [], []
     for i, p in enumerate(photos):
@@ -205,18 +202,27 @@ def validate_selfie(work: Path) -> Dict[str, Any]:
             (mine,) = module(x)
         ref = np.load(work / f"selfie_out{i}.npy").transpose(0, 3, 1, 2)
         a, r = mine.numpy() > 0.5, ref > 0.5
-        reports.append({"photo": p.name, "output": {"name": out_name, **compare(mine.numpy(), ref)},
-                        "foreground_fraction_tfjs": float(r.mean()), "foreground_fraction_torch": float(a.mean()),
-                        "mask_iou": float((a & r).sum() / max((a | r).sum(), 1))})
+        reports.append(
+            {
+                "photo": p.name,
+                "output": {"name": out_name, **compare(mine.numpy(), ref)},
+                "foreground_fraction_tfjs": float(r.mean()),
+                "foreground_fraction_torch": float(a.mean()),
+                "mask_iou": float((a & r).sum() / max((a | r).sum(), 1)),
+            }
+        )
     ops = sorted({n.op for n in graph.nodes.values()} - {"Const", "Placeholder"})
     return {"model": str(SELFIE_JSON), "ops": ops, "photos": reports, "tfjs_log": log}
 
 
-def run(models: Optional[List[str]] = None, quiet: bool = False) -> Dict[str, Any]:
+def run(models: list[str] | None = None, quiet: bool = False) -> dict[str, Any]:
     models = models or ["nanodet", "selfie"]
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    report: Dict[str, Any] = {"tfjs_version": tfjs_version(), "torch_version": torch.__version__,
-                              "tolerance_rel_l2": REL_L2_TOLERANCE}
+    report: dict[str, Any] = {
+        "tfjs_version": tfjs_version(),
+        "torch_version": torch.__version__,
+        "tolerance_rel_l2": REL_L2_TOLERANCE,
+    }
     with tempfile.TemporaryDirectory(prefix="tfjs_validate_") as tmp:
         work = Path(tmp)
         if "nanodet" in models:
@@ -233,7 +239,7 @@ def run(models: Optional[List[str]] = None, quiet: bool = False) -> Dict[str, An
     return report
 
 
-def worst_rel_l2(report: Dict[str, Any]) -> float:
+def worst_rel_l2(report: dict[str, Any]) -> float:
     worst = 0.0
     for photo in report.get("nanodet", {}).get("photos", []):
         worst = max([worst] + [o["rel_l2"] for o in photo["outputs"]])
@@ -242,7 +248,7 @@ def worst_rel_l2(report: Dict[str, Any]) -> float:
     return worst
 
 
-def print_summary(report: Dict[str, Any]) -> None:
+def print_summary(report: dict[str, Any]) -> None:
     print(f"TensorFlow.js {report['tfjs_version']} (cpu) vs imported torch module, torch {report['torch_version']}")
     if "nanodet" in report:
         r = report["nanodet"]
@@ -255,18 +261,22 @@ def print_summary(report: Dict[str, Any]) -> None:
             print(f"  same detections from the tfjs outputs: {photo['tfjs_detections_same']}")
         print(f"nanodet program (RGB, swap folded) vs graph on BGR: max abs {r['rgb_fold_max_abs']:.3g}")
         for off, v in r["center_offset_check"]["by_offset"].items():
-            print(f"nanodet flip check center_offset {off}: matched {v['matched']}, mean IoU {v['mean_iou']:.3f}, "
-                  f"median |dx| {v['median_abs_dx']:.2f} px")
+            print(
+                f"nanodet flip check center_offset {off}: matched {v['matched']}, mean IoU {v['mean_iou']:.3f}, "
+                f"median |dx| {v['median_abs_dx']:.2f} px"
+            )
     if "selfie" in report:
         for photo in report["selfie"]["photos"]:
             o = photo["output"]
-            print(f"selfie {photo['photo']}: {o['shape']} max abs {o['max_abs']:.3g} rel L2 {o['rel_l2']:.3g}; "
-                  f"foreground tfjs {photo['foreground_fraction_tfjs']:.3f} torch "
-                  f"{photo['foreground_fraction_torch']:.3f}, mask IoU {photo['mask_iou']:.4f}")
+            print(
+                f"selfie {photo['photo']}: {o['shape']} max abs {o['max_abs']:.3g} rel L2 {o['rel_l2']:.3g}; "
+                f"foreground tfjs {photo['foreground_fraction_tfjs']:.3f} torch "
+                f"{photo['foreground_fraction_torch']:.3f}, mask IoU {photo['mask_iou']:.4f}"
+            )
     print(f"worst rel L2 {worst_rel_l2(report):.3g} (tolerance {REL_L2_TOLERANCE})")
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", action="append", choices=["nanodet", "selfie"])
     args = ap.parse_args(argv)
