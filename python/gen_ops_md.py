@@ -109,7 +109,7 @@ def main():
         "## The engine's own ops",
         "",
         f"Names under `{OWN_PREFIX}` are made by the engine's graph passes",
-        "(src/program/passes), never by an exporter, so no single-op fixture can hold",
+        "(src/graph/passes), never by an exporter, so no single-op fixture can hold",
         "them; their unit tests compare them with float64 references, and every model",
         "fixture whose graph has the pattern runs them against PyTorch's output.",
         "",

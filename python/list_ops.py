@@ -8,7 +8,9 @@ Plain Python (no torch needed). The registry is src/ops/op_list.def: one
 WGX_OP(<fn>) line per operator, each defined as `const Op& <fn>_op()` in a file
 under src/ops/<family>/. In that file (comments stripped) the graph names are
 
-  * `name() const override { return "aten.x.y"; }`            the primary name
+  * `name() const override { return "aten.x.y"; }`            the primary name, or
+    `name() const override { return schema::X::name; }`       the name src/graph/schema/
+                                                              fused_ops.h gives struct X
   * `aliases() const override { return {"aten.a.b", ...}; }`  alternative names
   * `static const SimpleUnaryOp op({"aten.x.y", ...});`,
     `static const CompareOp op("aten.eq.Tensor", "==");` and the like: an op
@@ -22,7 +24,7 @@ is reported as an error, so a new way of declaring names is not missed silently.
 It also mirrors how the engine names a plain program's CPU KernelCall
 ("aten::add" + "out") as a functional op ("aten.add.Tensor"):
 kernel_to_functional() applies the exceptions table parsed from
-src/program/pte/kernel_names.cpp and then the same general rule
+src/graph/pte/kernel_names.cpp and then the same general rule
 ("out" -> "default", "X_out" -> "X", "::" -> ".").
 
 export_ops.py imports registered_ops() and kernel_to_functional() from here.
@@ -42,6 +44,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _OP_NAME = r"[a-z_][a-z0-9_]*\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+"
 _WGX_OP = re.compile(r"^\s*WGX_OP\(\s*([A-Za-z0-9_]+)\s*\)", re.M)
 _NAME = re.compile(r"\bname\s*\(\s*\)\s*const\s*override\s*\{\s*return\s*\"(" + _OP_NAME + r")\"\s*;", re.S)
+_SCHEMA_NAME = re.compile(r"\bname\s*\(\s*\)\s*const\s*override\s*\{\s*return\s*schema::(\w+)::name\s*;", re.S)
+# In src/graph/schema/fused_ops.h: `struct X { static constexpr std::string_view name = "...";`.
+_SCHEMA_STRUCT = re.compile(
+    r"\bstruct\s+(\w+)\s*\{\s*static\s+constexpr\s+std::string_view\s+name\s*=\s*\"(" + _OP_NAME + r")\"", re.S
+)
 _ALIASES = re.compile(r"\baliases\s*\(\s*\)\s*const\s*override\s*\{\s*return\s*\{([^}]*)\}\s*;", re.S)
 _SPEC = re.compile(
     r"\bstatic\s+const\s+[A-Za-z_][A-Za-z0-9_:<>]*\s+[A-Za-z_][A-Za-z0-9_]*\s*[({]\s*\{?\s*\"(" + _OP_NAME + r")\"",
@@ -83,8 +90,15 @@ def _strip_comments(src: str) -> str:
     return "".join(out)
 
 
+def schema_names(repo: str = REPO) -> dict[str, str]:
+    """{struct name: op name} of src/graph/schema/fused_ops.h."""
+    with open(os.path.join(repo, "src", "graph", "schema", "fused_ops.h")) as f:
+        return dict(_SCHEMA_STRUCT.findall(_strip_comments(f.read())))
+
+
 def registered_ops(repo: str = REPO) -> list[RegisteredOp]:
     src_ops = os.path.join(repo, "src", "ops")
+    schemas = schema_names(repo)
     with open(os.path.join(src_ops, "op_list.def")) as f:
         entries = _WGX_OP.findall(_strip_comments(f.read()))
     # Which file defines `const Op& <fn>_op()`.
@@ -111,6 +125,11 @@ def registered_ops(repo: str = REPO) -> list[RegisteredOp]:
             continue
         text = sources[rel]
         primary = _NAME.findall(text) + _SPEC.findall(text)
+        for struct in _SCHEMA_NAME.findall(text):
+            if struct not in schemas:
+                errors.append(f"{rel}: schema::{struct} is not in src/graph/schema/fused_ops.h")
+                continue
+            primary.append(schemas[struct])
         aliases: list[str] = []
         for body in _ALIASES.findall(text):
             aliases += [s for s in _LITERAL.findall(body)]
@@ -151,7 +170,7 @@ def kernel_exceptions(repo: str = REPO) -> dict[str, str]:
 
 
 def kernel_to_functional(kernel: str, repo: str = REPO) -> str:
-    """'aten::mean.dtype_out' -> 'aten.mean.default', as src/program/pte/kernel_names.cpp does.
+    """'aten::mean.dtype_out' -> 'aten.mean.default', as src/graph/pte/kernel_names.cpp does.
 
     `kernel` is the "name.overload" string inspect_pte.kernel_op_names() gives.
     """

@@ -43,7 +43,7 @@ Activation parse_activation(const Args& args) {
 
 class LinearEpilogue final : public BuiltinOp {
   public:
-    std::string_view name() const override { return Schema::name; }
+    std::string_view name() const override { return schema::LinearEpilogue::name; }
     bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {

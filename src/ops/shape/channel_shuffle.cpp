@@ -76,7 +76,7 @@ std::string bindings_wgsl(size_t ins, size_t outs) {
 
 class ChannelShuffle final : public BuiltinOp {
   public:
-    std::string_view name() const override { return Schema::name; }
+    std::string_view name() const override { return schema::ChannelShuffle::name; }
     bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
