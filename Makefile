@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-slow test-readers-sanitized demo clean test-install test-leaks
+.PHONY: all deps build lint test test-slow test-readers-sanitized demo clean test-install test-leaks
 
 all: build
 
@@ -16,6 +16,11 @@ $(BUILD)/build.ninja:
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The fast checks, run first in CI: the rooms' include rules (docs/ARCHITECTURE.md) and
+# python/'s lint and format (scripts/lint.sh). No build needed.
+lint: deps
+	scripts/lint.sh
 
 # Builds everything and runs the whole test suite on the default adapter (lavapipe headless),
 # then the file-format readers' tests again under AddressSanitizer and UBSan.

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-    build-essential cmake ninja-build pkg-config python3 python3-pip unzip ca-certificates
+    build-essential cmake ninja-build pkg-config python3 python3-pip python3-venv unzip
+    ca-certificates
     ccache                                             # compile cache, picked up by CMake
     mesa-vulkan-drivers libvulkan1 vulkan-tools       # headless GPU (lavapipe) + loader
     flatbuffers-compiler libflatbuffers-dev            # .pte / VkGraph readers

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Lint and format checks (no build needed; meant to run first, to fail fast).
+#   the rooms: scripts/check_rooms.py, every include within its room's rules.
 #   python/: `ruff check` and `ruff format --check` with the ruff pinned in
 #            python/requirements-lint.txt (settings in python/pyproject.toml), installed into
 #            the ignored .cache/lint-venv. The install is redone only when the pin changes.
@@ -63,6 +64,12 @@ lint_python() {
     fi
 }
 
+lint_rooms() {
+    echo "[lint] scripts/check_rooms.py"
+    python3 scripts/check_rooms.py || status=1
+}
+
+lint_rooms
 install_ruff || exit 2
 lint_python
 
