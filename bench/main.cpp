@@ -11,8 +11,8 @@
 //                                      attention kernels from files beside wgx.attention
 //                                      (bench/attention_variant.h: the files' directive line)
 // Every kernel's output is compared with a CPU reference before it is timed; a case that does
-// not match is reported as wrong, not timed, and the exit status is 1. docs/PERFORMANCE.md
-// ("Micro-benchmarks") describes the cases and holds measured numbers.
+// not match is reported as wrong, not timed, and the exit status is 1. Commands and current
+// numbers: docs/PERFORMANCE.md#micro-benchmarks (the cases in full: docs/perf-archive/).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>

@@ -39,9 +39,9 @@ Measured measure(Context& ctx, const std::function<void()>& record,
     const int runs = std::max(1, (3 + reps - 1) / reps);
     for (int i = 0; i < reps; ++i) record();
 
-    // Keep the GPU busy before timing: an idle GPU lowers its clocks (the H200 idles at 345 MHz
-    // and runs at 1980 MHz under load) and takes tens of milliseconds to raise them again, so
-    // a case timed right after the CPU compiled its pipeline would run at a fraction of speed.
+    // Keep the GPU busy before timing: an idle GPU lowers its clocks and takes tens of
+    // milliseconds to raise them, so a case timed right after the CPU compiled its pipeline
+    // would run at a fraction of speed (docs/PERFORMANCE.md#gpu-clocks-and-warm-up).
     const auto warm_start = std::chrono::steady_clock::now();
     do {
         ctx.submit();

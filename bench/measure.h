@@ -2,7 +2,7 @@
 // and run; the time per call is the median over the calls of GPU timestamps (Context::profile())
 // where the device has them, else the wall time of submit() + sync() divided by `reps`. Before
 // timing, the recording is run for `warm_seconds` so a GPU that lowered its clocks while idle
-// has raised them again (docs/PERFORMANCE.md: the H200's micro-benchmark runs).
+// has raised them again (docs/PERFORMANCE.md#gpu-clocks-and-warm-up).
 #pragma once
 
 #include <functional>

@@ -79,8 +79,8 @@ struct DeviceOptions {
     // The runtime checks the WebGPU implementation compiles into every shader: bounds checks
     // on each buffer and array access, and a counter bounding every loop. They guard against
     // kernels that index out of range; the engine's own kernels validate their arguments and
-    // are tested not to, and the checks cost 6-20 % of a model's time (docs/PERFORMANCE.md,
-    // "Shaders without runtime checks"). true / false: every kernel of the device with / without
+    // are tested not to, and the checks cost 6-20 % of a model's time (see
+    // docs/PERFORMANCE.md#shader-checks-off). true / false: every kernel with / without
     // them, your own ops' too. Unset: WGX_SHADER_CHECKS ("1" all with, "0" all without); unset
     // too, the engine's own kernels without them and every other kernel with them. Skipping
     // takes effect only on implementations that can (wgpu-native; Dawn keeps them).

@@ -51,8 +51,8 @@ struct ProgramOptions {
     // Keep the program's float32 tensors in float16 on the GPU (half the bytes moved; kernels
     // still compute in float32), for adapters with shader-f16. Inputs and outputs stay float32;
     // ops without a float16 kernel run on float32 copies. Results differ from float32 by
-    // float16 rounding (about 1e-3 relative per value): see docs/PERFORMANCE.md for each
-    // model's measured difference.
+    // float16 rounding (about 1e-3 relative per value): docs/PERFORMANCE.md#float16-storage
+    // has the measured differences.
     bool float16 = false;
 };
 

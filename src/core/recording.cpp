@@ -136,10 +136,11 @@ void encode_command(gpu::Encoder& encoder, const Command& c) {
 
 uint64_t RecordingState::submit_in_chunks() {
     // The GPU starts on a command buffer only once it is submitted, and encoding costs the CPU
-    // several microseconds per dispatch (docs/PERFORMANCE.md): one buffer for the whole run
+    // several microseconds per dispatch: one buffer for the whole run
     // would leave the GPU idle for all of it. Chunks that start small and double let the GPU
     // begin after the first few dispatches while the CPU encodes the rest, with only a few
     // submissions (each has a cost of its own). Queue order keeps the chunks in sequence.
+    // What it measured: docs/PERFORMANCE.md#chunked-submission.
     std::optional<gpu::Encoder> encoder;
     encoder.emplace(ctx_.device());
     size_t chunk = kFirstChunk, in_chunk = 0;

@@ -39,8 +39,8 @@ uint64_t pool_bytes(const Graph& graph);
 // Plans the pools twice, keeping the file's pool ids (assign_memory_pools) and planning every
 // tensor afresh, and keeps whichever needs fewer bytes. The file's plan (VkGraph) was made for
 // the file's own ops; after fusion, reshape aliases and float16 conversions its lifetimes no
-// longer match (vit: 73 MB kept against 13 MB planned afresh), yet on some graphs it is still
-// the tighter one (squeezenet: 5.5 against 6.9 MB), as the planner here is greedy.
+// longer match, yet on some graphs it is still the tighter one, as the planner here is greedy
+// (docs/PERFORMANCE.md#memory-plan-the-smaller-of-two).
 void plan_memory_pools(Graph& graph);
 
 }  // namespace wgx::graph

@@ -279,7 +279,7 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(UnfusedFixtures);
 // float32 arithmetic. Every stored value is rounded to 11 significant bits (relative error up
 // to 2^-11 = 4.9e-4) and a network compounds that over its depth: PyTorch itself, running the
 // same narrow models in float16 on the CPU, is 0.3 % (resnet18) to 1.8 % (mobilenet_v2) off
-// in relative L2 (docs/PERFORMANCE.md, "Float16"). The float16 path's limits: relative L2
+// in relative L2 (docs/PERFORMANCE.md#float16-storage). The float16 path's limits: relative L2
 // error at most 4e-2 and max abs error at most 6e-2 of the output's largest magnitude.
 class Float16Fixtures : public ::testing::TestWithParam<std::string> {};
 

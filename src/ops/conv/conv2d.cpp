@@ -367,11 +367,9 @@ void record_convolution(Recorder& rec, const Args& args, ConvSchema form) {
     const uint32_t wg = rec.workgroup_size(64);
     // Variant 2a: pure depthwise (one output channel per group) through workgroup memory, when
     // the staged input tile fits conv2d_depthwise_tiled.wgsl's buffer and the grid the limits.
-    // Taken on CPU adapters, for stride 1 on maps at least one tile (32 columns) wide: there
-    // every staged element serves kH x kW outputs; on narrow maps most of a tile's threads idle,
-    // and with stride 2 the reuse halves (on lavapipe both were slower than variant 2). On the
-    // H200 it was no faster at batch 1 and 1.3x slower at batch 32 than variant 2, whose taps
-    // the GPU's caches already serve (docs/PERFORMANCE.md), so GPUs keep variant 2.
+    // Taken on CPU adapters, for stride 1 on maps at least one tile (32 columns) wide, where every
+    // staged element serves kH x kW outputs (narrow maps idle a tile, stride 2 halves the reuse);
+    // GPUs keep variant 2, whose taps their caches serve: docs/PERFORMANCE.md#depthwise-kernels.
     const uint64_t staged_rows = 7 * uint64_t(p.stride_h) + (uint64_t(kH) - 1) * p.dil_h + 1;
     const uint64_t staged_cols = 31 * uint64_t(p.stride_w) + (uint64_t(kW) - 1) * p.dil_w + 1;
     const uint64_t tiles_x = (uint64_t(o[1]) + 31) / 32, tiles_y = (uint64_t(o[0]) + 7) / 8;

@@ -1,7 +1,7 @@
 // wgx.attention: k and v pass through workgroup memory in tiles loaded along their rows, within
 // the 16 KiB of workgroup memory every WebGPU device has.
-// Why: when each invocation read its own key's row of k one element per step (the kernel
-// before this one, 46.7 us per ViT-B/16 layer on the H200 against 35.1 us for this one), a
+// Why (docs/PERFORMANCE.md#staged-attention-kernel): when each invocation read its own key's
+// row of k one element per step (the kernel before this one), a
 // warp's load touched 32 rows (32 cache sectors for 32 floats) and each step waited for its
 // own miss, 64 steps in a row, and the weighted sum walked v's keys the same way. Here consecutive
 // invocations load consecutive elements of a row (a sector per 8 floats), all loads of a tile

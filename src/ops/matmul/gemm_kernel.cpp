@@ -35,8 +35,8 @@ constexpr std::array<GemmVariant, 10> kVariants{{
 // 256 is about two workgroups per compute unit on the largest ones (132 SMs on an H200), the
 // point below which a larger tile leaves units idle. A CPU adapter runs one workgroup per core
 // at a time, so only a few are needed, and there 8x8 outputs per invocation won at every shape
-// of the lavapipe sweep (docs/PERFORMANCE.md). `wgx_microbench --sweep` is how these tables are
-// checked on a device.
+// of the lavapipe sweep. `wgx_microbench --sweep` is how these tables are
+// checked on a device (docs/PERFORMANCE.md#one-gemm-family).
 struct Ladder {
     std::array<std::string_view, 3> names;
     uint64_t fill;
