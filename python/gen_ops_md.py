@@ -8,8 +8,9 @@ its family. An op name counts as covered only with a single-op fixture.
 import argparse
 import json
 import pathlib
-import re
 import subprocess
+
+import list_ops
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -26,13 +27,8 @@ def float16_ops(wgx):
 
 
 def op_sources():
-    """Registered name -> (family folder, source file), from the op files' name() strings."""
-    found = {}
-    for cpp in sorted((ROOT / "src/ops").rglob("*.cpp")):
-        text = cpp.read_text()
-        for name in re.findall(r'"((?:aten|et_vk|dim_order_ops|wgx)\.[A-Za-z0-9_]+\.[A-Za-z0-9_]+)"', text):
-            found.setdefault(name, cpp.relative_to(ROOT))
-    return found
+    """Registered name -> its source file, as list_ops reads the registry from the sources."""
+    return {r.name: pathlib.Path(r.file) for r in list_ops.registered_ops(str(ROOT))}
 
 
 def fixture_cases():
