@@ -10,11 +10,16 @@ namespace wgx {
 namespace {
 
 const std::vector<const Op*>& all() {
-    static const std::vector<const Op*> list = {
-#define WGX_OP(name) &ops::name##_op(),
+    static const std::vector<const Op*> list = [] {
+        std::vector<const Op*> found;
+#define WGX_OP(name) found.push_back(&ops::name##_op());
+#define WGX_OP_TABLE(family) \
+    for (const Op* op : ops::family##_ops()) found.push_back(op);
 #include "ops/op_list.def"
 #undef WGX_OP
-    };
+#undef WGX_OP_TABLE
+        return found;
+    }();
     return list;
 }
 

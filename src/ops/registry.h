@@ -1,4 +1,5 @@
-// The list of built-in operators (src/ops/op_list.def) and lookup by graph name.
+// The list of built-in operators (src/ops/op_list.def: bespoke ops and op families made from
+// tables) and lookup by graph name.
 #pragma once
 
 #include <span>
@@ -9,8 +10,10 @@
 namespace wgx::ops {
 
 #define WGX_OP(name) const Op& name##_op();
+#define WGX_OP_TABLE(family) std::span<const Op* const> family##_ops();
 #include "ops/op_list.def"
 #undef WGX_OP
+#undef WGX_OP_TABLE
 
 // nullptr when no built-in op has this name or alias.
 const Op* find(std::string_view name);

@@ -8,6 +8,8 @@
 #include "ops/common/broadcast.h"
 #include "ops/common/float16_support.h"
 #include "ops/elementwise/compare.wgsl.h"
+#include "ops/op_table.h"
+#include "ops/registry.h"
 
 namespace wgx::ops {
 
@@ -62,6 +64,41 @@ void record_compare(Recorder& rec, std::string_view op, std::string_view wgsl_op
     Kernel k = rec.kernel(op, std::move(source),
                           {{"WG", double(wg)}, {"B_SCALAR", scalar ? 1.0 : 0.0}});
     rec.dispatch(k, {a, b, out, Binding::uniform(p)}, rec.grid_1d(ceil_div(out.numel(), 4), wg));
+}
+
+namespace {
+
+// The comparison ops: graph name and WGSL operator. Args: [self, other, out], `other` a tensor
+// (the .Tensor forms) or a number (the .Scalar forms); out is bool.
+struct CompareRow {
+    std::string_view name, wgsl_op;
+};
+
+constexpr CompareRow kCompareOps[] = {
+    {"aten.eq.Tensor", "=="}, {"aten.ne.Tensor", "!="}, {"aten.lt.Tensor", "<"},
+    {"aten.le.Tensor", "<="}, {"aten.gt.Tensor", ">"},  {"aten.ge.Tensor", ">="},
+    {"aten.eq.Scalar", "=="}, {"aten.ne.Scalar", "!="}, {"aten.lt.Scalar", "<"},
+    {"aten.le.Scalar", "<="}, {"aten.gt.Scalar", ">"},  {"aten.ge.Scalar", ">="},
+};
+
+class CompareOp final : public BuiltinOp {
+  public:
+    constexpr CompareOp(const CompareRow& row) : row_(row) {}
+    std::string_view name() const override { return row_.name; }
+    bool accepts_float16() const override { return true; }
+    void record(Recorder& rec, const Args& args) const override {
+        record_compare(rec, row_.name, row_.wgsl_op, args);
+    }
+
+  private:
+    CompareRow row_;
+};
+
+}  // namespace
+
+std::span<const Op* const> compare_ops() {
+    static const OpTable<CompareOp> table(kCompareOps);
+    return table.ops();
 }
 
 }  // namespace wgx::ops
