@@ -181,25 +181,23 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
 
 }  // namespace
 
-void add_bench_command(CLI::App& app, GlobalOptions& global, Action& action) {
+void add_bench_command(Cli& cli, GlobalOptions& global) {
     static BenchOptions opt;
-    auto* cmd = app.add_subcommand("bench", "Time a program: GPU-resident and end-to-end latency");
-    cmd->add_option("model", opt.model, "The .pte file, a program.json, or its directory")
-        ->required();
-    cmd->add_option("--iters", opt.iters, "Timed runs")->capture_default_str()->check(CLI::Range(1, 1000000));
-    cmd->add_option("--warmup", opt.warmup, "Untimed runs first")->capture_default_str();
-    cmd->add_option("--method", opt.method, "Method to run")->capture_default_str();
-    cmd->add_flag("--json", opt.json, "One JSON object instead of the table");
-    cmd->add_flag("--no-fuse{false}", opt.fuse, "Run every call as the file says (no fusion, reshapes copied)");
-    cmd->add_flag("--f16", opt.float16,
+    Command cmd = cli.subcommand("bench", "Time a program: GPU-resident and end-to-end latency");
+    cmd.option("model", opt.model, "The .pte file, a program.json, or its directory", {.required = true});
+    cmd.option("--iters", opt.iters, "Timed runs", {.show_default = true, .range = std::pair{1, 1000000}});
+    cmd.option("--warmup", opt.warmup, "Untimed runs first", {.show_default = true});
+    cmd.option("--method", opt.method, "Method to run", {.show_default = true});
+    cmd.flag("--json", opt.json, "One JSON object instead of the table");
+    cmd.flag("--no-fuse{false}", opt.fuse, "Run every call as the file says (no fusion, reshapes copied)");
+    cmd.flag("--f16", opt.float16,
                   "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
                   "outputs stay float32)");
-    cmd->add_flag("--profile", opt.profile,
+    cmd.flag("--profile", opt.profile,
                   "GPU time per op from timestamps (inside the pass where the device allows)");
-    cmd->add_option("--profile-runs", opt.profile_runs, "Timed runs for --profile (median per dispatch)")
-        ->capture_default_str()->check(CLI::Range(1, 10000));
-    cmd->add_option("--top", opt.top, "Rows of the --profile table")->capture_default_str();
-    cmd->callback([&global, &action] { action = [&global] { return bench(global, opt); }; });
+    cmd.option("--profile-runs", opt.profile_runs, "Timed runs for --profile (median per dispatch)", {.show_default = true, .range = std::pair{1, 10000}});
+    cmd.option("--top", opt.top, "Rows of the --profile table", {.show_default = true});
+    cmd.on_run([&global] { return bench(global, opt); });
 }
 
 }  // namespace wgx::cli

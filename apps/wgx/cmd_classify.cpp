@@ -22,17 +22,15 @@ void show(const vision::ModelCard& card, const std::string& image, const vision:
 
 }  // namespace
 
-void add_classify_command(CLI::App& app, GlobalOptions& global, Action& action) {
+void add_classify_command(Cli& cli, GlobalOptions& global) {
     static DemoOptions opt;
-    auto* cmd = app.add_subcommand("classify", "Name what a photo shows (top-5 classes)");
+    Command cmd = cli.subcommand("classify", "Name what a photo shows (top-5 classes)");
     add_demo_options(cmd, opt, false);
-    cmd->callback([&global, &action] {
-        action = [&global] {
-            return run_demo(global, vision::Task::classify, opt,
-                            [](const vision::ModelCard& card, const std::string& image,
-                               const vision::Image&, const vision::FrameResult& r,
-                               const std::string&) { show(card, image, r, opt.json); });
-        };
+    cmd.on_run([&global] {
+        return run_demo(global, vision::Task::classify, opt,
+                        [](const vision::ModelCard& card, const std::string& image,
+                           const vision::Image&, const vision::FrameResult& r,
+                           const std::string&) { show(card, image, r, opt.json); });
     });
 }
 

@@ -42,14 +42,14 @@ int convert(const ConvertOptions& opt) {
 
 }  // namespace
 
-void add_convert_command(CLI::App& app, GlobalOptions&, Action& action) {
+void add_convert_command(Cli& cli, GlobalOptions&) {
     static ConvertOptions opt;
-    auto* cmd = app.add_subcommand("convert", "Convert a .pte into program.json + weights.bin");
-    cmd->add_option("model", opt.model, "The .pte file")->required();
-    cmd->add_option("-o,--out", opt.out_dir, "Output directory")->required();
-    cmd->add_option("--method", opt.method, "Method to convert")->capture_default_str();
-    cmd->add_option("--data", opt.data_file, "External constants (.ptd)");
-    cmd->callback([&action] { action = [] { return convert(opt); }; });
+    Command cmd = cli.subcommand("convert", "Convert a .pte into program.json + weights.bin");
+    cmd.option("model", opt.model, "The .pte file", {.required = true});
+    cmd.option("-o,--out", opt.out_dir, "Output directory", {.required = true});
+    cmd.option("--method", opt.method, "Method to convert", {.show_default = true});
+    cmd.option("--data", opt.data_file, "External constants (.ptd)");
+    cmd.on_run([] { return convert(opt); });
 }
 
 }  // namespace wgx::cli

@@ -26,21 +26,19 @@ void show(const vision::ModelCard& card, const std::string& image, const vision:
 
 }  // namespace
 
-void add_depth_command(CLI::App& app, GlobalOptions& global, Action& action) {
+void add_depth_command(Cli& cli, GlobalOptions& global) {
     static DemoOptions opt;
-    auto* cmd = app.add_subcommand("depth", "Estimate relative depth on a photo, colour-mapped");
+    Command cmd = cli.subcommand("depth", "Estimate relative depth on a photo, colour-mapped");
     add_demo_options(cmd, opt, true);
-    cmd->add_option("--raw-out", opt.raw_out,
+    cmd.option("--raw-out", opt.raw_out,
                     "Also write the model's depth map as float32 [H', W'] .npy");
-    cmd->callback([&global, &action] {
-        action = [&global] {
-            return run_demo(global, vision::Task::depth, opt,
-                            [](const vision::ModelCard& card, const std::string& image,
-                               const vision::Image&, const vision::FrameResult& r,
-                               const std::string& output) {
-                                show(card, image, r, output, opt.raw_out, opt.json);
-                            });
-        };
+    cmd.on_run([&global] {
+        return run_demo(global, vision::Task::depth, opt,
+                        [](const vision::ModelCard& card, const std::string& image,
+                           const vision::Image&, const vision::FrameResult& r,
+                           const std::string& output) {
+                            show(card, image, r, output, opt.raw_out, opt.json);
+                        });
     });
 }
 

@@ -31,19 +31,17 @@ void show(const vision::ModelCard& card, const std::string& image, const vision:
 
 }  // namespace
 
-void add_detect_command(CLI::App& app, GlobalOptions& global, Action& action) {
+void add_detect_command(Cli& cli, GlobalOptions& global) {
     static DemoOptions opt;
-    auto* cmd = app.add_subcommand("detect", "Detect objects on a photo and draw them");
+    Command cmd = cli.subcommand("detect", "Detect objects on a photo and draw them");
     add_demo_options(cmd, opt, true);
-    cmd->callback([&global, &action] {
-        action = [&global] {
-            return run_demo(global, vision::Task::detect, opt,
-                            [](const vision::ModelCard& card, const std::string& image,
-                               const vision::Image& photo, const vision::FrameResult& r,
-                               const std::string& output) {
-                                show(card, image, photo, r, output, opt.json);
-                            });
-        };
+    cmd.on_run([&global] {
+        return run_demo(global, vision::Task::detect, opt,
+                        [](const vision::ModelCard& card, const std::string& image,
+                           const vision::Image& photo, const vision::FrameResult& r,
+                           const std::string& output) {
+                            show(card, image, photo, r, output, opt.json);
+                        });
     });
 }
 

@@ -38,9 +38,9 @@ int run_example(const GlobalOptions& global) {
 
 }  // namespace
 
-void add_example_command(CLI::App& app, GlobalOptions& global, Action& action) {
-    auto* cmd = app.add_subcommand("example", "Run the built-in example (add with broadcast, mm)");
-    cmd->callback([&global, &action] { action = [&global] { return run_example(global); }; });
+void add_example_command(Cli& cli, GlobalOptions& global) {
+    Command cmd = cli.subcommand("example", "Run the built-in example (add with broadcast, mm)");
+    cmd.on_run([&global] { return run_example(global); });
 }
 
 }  // namespace wgx::cli

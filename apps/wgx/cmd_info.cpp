@@ -183,47 +183,43 @@ void print_model(const std::string& path, const std::string& method, bool float1
 
 }  // namespace
 
-void add_ops_command(CLI::App& app, GlobalOptions&, Action& action) {
-    auto* cmd = app.add_subcommand("ops", "List the built-in ops (graph names, then aliases)");
+void add_ops_command(Cli& cli, GlobalOptions&) {
+    Command cmd = cli.subcommand("ops", "List the built-in ops (graph names, then aliases)");
     static bool float16_only = false;
-    cmd->add_flag("--float16", float16_only,
+    cmd.flag("--float16", float16_only,
                   "Only the ops that take float16 tensors (Op::accepts_float16), names only");
-    cmd->callback([&action] {
-        action = [] {
-            for (const Op* op : builtin_ops()) {
-                if (float16_only) {
-                    if (op->accepts_float16()) fmt::print("{}\n", op->name());
-                    continue;
-                }
-                fmt::print("{}", op->name());
-                for (std::string_view alias : op->aliases()) fmt::print(" {}", alias);
-                fmt::print("\n");
+    cmd.on_run([] {
+        for (const Op* op : builtin_ops()) {
+            if (float16_only) {
+                if (op->accepts_float16()) fmt::print("{}\n", op->name());
+                continue;
             }
-            return 0;
-        };
+            fmt::print("{}", op->name());
+            for (std::string_view alias : op->aliases()) fmt::print(" {}", alias);
+            fmt::print("\n");
+        }
+        return 0;
     });
 }
 
-void add_info_command(CLI::App& app, GlobalOptions& global, Action& action) {
-    auto* cmd = app.add_subcommand("info", "Describe a model (ops, values, pools) or the device");
+void add_info_command(Cli& cli, GlobalOptions& global) {
+    Command cmd = cli.subcommand("info", "Describe a model (ops, values, pools) or the device");
     static bool device = false;
     static bool float16 = false, calls = false;
     static std::string model, method = "forward";
-    cmd->add_flag("--device", device, "Print adapters, the chosen one, limits and features");
-    cmd->add_option("model", model, "A .pte file, a program.json, or its directory");
-    cmd->add_option("--method", method, "Method to describe")->capture_default_str();
-    cmd->add_flag("--f16", float16, "Show what runs in float16 (the conversions the pass adds)");
-    cmd->add_flag("--calls", calls, "Also list every call that runs, with its arguments");
-    cmd->callback([&global, &action] {
-        action = [&global] {
-            if (device) print_device(global);
-            if (!model.empty()) print_model(model, method, float16, calls);
-            if (!device && model.empty()) {
-                fmt::print(stderr, "wgx info: give a MODEL or --device\n");
-                return 2;
-            }
-            return 0;
-        };
+    cmd.flag("--device", device, "Print adapters, the chosen one, limits and features");
+    cmd.option("model", model, "A .pte file, a program.json, or its directory");
+    cmd.option("--method", method, "Method to describe", {.show_default = true});
+    cmd.flag("--f16", float16, "Show what runs in float16 (the conversions the pass adds)");
+    cmd.flag("--calls", calls, "Also list every call that runs, with its arguments");
+    cmd.on_run([&global] {
+        if (device) print_device(global);
+        if (!model.empty()) print_model(model, method, float16, calls);
+        if (!device && model.empty()) {
+            fmt::print(stderr, "wgx info: give a MODEL or --device\n");
+            return 2;
+        }
+        return 0;
     });
 }
 

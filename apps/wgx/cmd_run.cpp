@@ -143,22 +143,21 @@ int run(const GlobalOptions& global, const RunOptions& opt) {
 
 }  // namespace
 
-void add_run_command(CLI::App& app, GlobalOptions& global, Action& action) {
+void add_run_command(Cli& cli, GlobalOptions& global) {
     static RunOptions opt;
-    auto* cmd = app.add_subcommand("run", "Run a program (.pte or program.json) once");
-    cmd->add_option("model", opt.model, "The .pte file, a program.json, or its directory")
-        ->required();
-    cmd->add_option("--input,-i", opt.inputs, "Input .npy files, in order (default: random)");
-    cmd->add_option("--output,-o", opt.outputs, "Write the outputs to these .npy files");
-    cmd->add_option("--method", opt.method, "Method to run")->capture_default_str();
-    cmd->add_flag("--no-fuse{false}", opt.fuse, "Run every call as the file says (no fusion, reshapes copied)");
-    cmd->add_flag("--f16", opt.float16,
+    Command cmd = cli.subcommand("run", "Run a program (.pte or program.json) once");
+    cmd.option("model", opt.model, "The .pte file, a program.json, or its directory", {.required = true});
+    cmd.option("--input,-i", opt.inputs, "Input .npy files, in order (default: random)");
+    cmd.option("--output,-o", opt.outputs, "Write the outputs to these .npy files");
+    cmd.option("--method", opt.method, "Method to run", {.show_default = true});
+    cmd.flag("--no-fuse{false}", opt.fuse, "Run every call as the file says (no fusion, reshapes copied)");
+    cmd.flag("--f16", opt.float16,
                   "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
                   "outputs stay float32)");
-    cmd->add_option("--data", opt.data_file, "External constants (.ptd)");
-    cmd->add_option("--seed", opt.seed, "Seed of the random inputs")->capture_default_str();
-    cmd->add_option("--iters", opt.iters, "Runs to time")->capture_default_str();
-    cmd->callback([&global, &action] { action = [&global] { return run(global, opt); }; });
+    cmd.option("--data", opt.data_file, "External constants (.ptd)");
+    cmd.option("--seed", opt.seed, "Seed of the random inputs", {.show_default = true});
+    cmd.option("--iters", opt.iters, "Runs to time", {.show_default = true});
+    cmd.on_run([&global] { return run(global, opt); });
 }
 
 }  // namespace wgx::cli

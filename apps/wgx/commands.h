@@ -1,9 +1,7 @@
-// The subcommands of the wgx tool; each adds itself to the CLI11 app.
+// The subcommands of the wgx tool; each adds itself to the command line (cli.h).
 #pragma once
 
-#include <CLI/CLI.hpp>
-#include <functional>
-
+#include "cli.h"
 #include "wgx/device.h"
 
 namespace wgx::cli {
@@ -13,17 +11,15 @@ struct GlobalOptions {
     DeviceOptions device;
 };
 
-using Action = std::function<int()>;
-
-void add_info_command(CLI::App& app, GlobalOptions& global, Action& action);
-void add_example_command(CLI::App& app, GlobalOptions& global, Action& action);
-void add_run_command(CLI::App& app, GlobalOptions& global, Action& action);
-void add_convert_command(CLI::App& app, GlobalOptions& global, Action& action);
-void add_bench_command(CLI::App& app, GlobalOptions& global, Action& action);
-void add_ops_command(CLI::App& app, GlobalOptions& global, Action& action);
-void add_detect_command(CLI::App& app, GlobalOptions& global, Action& action);
-void add_segment_command(CLI::App& app, GlobalOptions& global, Action& action);
-void add_depth_command(CLI::App& app, GlobalOptions& global, Action& action);
-void add_classify_command(CLI::App& app, GlobalOptions& global, Action& action);
+void add_info_command(Cli& cli, GlobalOptions& global);
+void add_example_command(Cli& cli, GlobalOptions& global);
+void add_run_command(Cli& cli, GlobalOptions& global);
+void add_convert_command(Cli& cli, GlobalOptions& global);
+void add_bench_command(Cli& cli, GlobalOptions& global);
+void add_ops_command(Cli& cli, GlobalOptions& global);
+void add_detect_command(Cli& cli, GlobalOptions& global);
+void add_segment_command(Cli& cli, GlobalOptions& global);
+void add_depth_command(Cli& cli, GlobalOptions& global);
+void add_classify_command(Cli& cli, GlobalOptions& global);
 
 }  // namespace wgx::cli

@@ -88,20 +88,20 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-void add_demo_options(CLI::App* cmd, DemoOptions& opt, bool with_output) {
-    cmd->add_option("image", opt.image, "The photo (JPEG, PNG, BMP, TGA, GIF, PNM)");
+void add_demo_options(Command& cmd, DemoOptions& opt, bool with_output) {
+    cmd.option("image", opt.image, "The photo (JPEG, PNG, BMP, TGA, GIF, PNM)");
     if (with_output) {
-        cmd->add_option("-o,--output", opt.output,
+        cmd.option("-o,--output", opt.output,
                         "The picture to write (.png); with --frames, a folder for one picture "
                         "per frame");
     }
-    cmd->add_option("--model", opt.model,
+    cmd.option("--model", opt.model,
                     "A model card (card.json) or a folder holding one (default: the task's "
                     "bundled model)");
-    cmd->add_option("--frames", opt.frames,
+    cmd.option("--frames", opt.frames,
                     "Run every photo of this folder in name order and report frames per second");
-    cmd->add_flag("--json", opt.json, "Print the result as JSON (one line per frame with --frames)");
-    cmd->add_option("--dump-input", opt.dump_input,
+    cmd.flag("--json", opt.json, "Print the result as JSON (one line per frame with --frames)");
+    cmd.option("--dump-input", opt.dump_input,
                     "Also write the preprocessed model input (float32 [1, 3, H, W]) as .npy");
 }
 

@@ -3,7 +3,6 @@
 // folder (--frames) with progress and a frames-per-second report.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -24,7 +23,7 @@ struct DemoOptions {
 };
 
 // Adds IMAGE, -o/--output, --model, --frames and --json to `cmd`.
-void add_demo_options(CLI::App* cmd, DemoOptions& opt, bool with_output);
+void add_demo_options(Command& cmd, DemoOptions& opt, bool with_output);
 
 // The card for `task`: --model when given, else the task's default model (docs/DEMOS.md):
 // $WGX_MODELS_DIR/<name>, then models/<name> and .cache/real-models/<name> under the source

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "commands.h"
 #include "wgx/wgx.h"
@@ -12,53 +13,48 @@ int main(int argc, char** argv) {
     // every probe when XDG_RUNTIME_DIR is unset (headless machines, CI). Any existing
     // directory silences the probe; nothing is written there.
     setenv("XDG_RUNTIME_DIR", "/tmp", /*overwrite=*/0);
-    CLI::App app{"wgx: run ExecuTorch programs on any GPU through WebGPU"};
-    app.require_subcommand(0, 1);
+    wgx::cli::Cli cli("wgx: run ExecuTorch programs on any GPU through WebGPU");
     wgx::cli::GlobalOptions global;
     bool show_version = false;
-    app.add_flag("--version", show_version, "Print the engine and WebGPU versions");
-    app.add_option("--adapter", global.device.adapter,
-                   "Adapter: auto, discrete, integrated, cpu, an index or part of a name "
-                   "(default: $WGX_ADAPTER or auto)");
-    app.add_option("--backend", global.device.backend,
-                   "Backend: auto, vulkan, metal, dx12, gl (default: $WGX_BACKEND or auto)");
-    app.add_flag("--no-cpu{false}", global.device.allow_cpu,
-                 "Never fall back to a CPU (software) adapter");
-    app.add_flag_callback(
-        "--no-shader-checks", [&global] { global.device.shader_checks = false; },
-        "Compile every shader without bounds checks and loop bounding (wgpu-native only; "
-        "default: $WGX_SHADER_CHECKS, else the engine's own kernels without, others with)");
-    app.add_flag_callback(
-        "--shader-checks", [&global] { global.device.shader_checks = true; },
-        "Compile every shader with bounds checks and loop bounding, the engine's own too");
+    cli.root()
+        .flag("--version", show_version, "Print the engine and WebGPU versions")
+        .option("--adapter", global.device.adapter,
+                "Adapter: auto, discrete, integrated, cpu, an index or part of a name "
+                "(default: $WGX_ADAPTER or auto)")
+        .option("--backend", global.device.backend,
+                "Backend: auto, vulkan, metal, dx12, gl (default: $WGX_BACKEND or auto)")
+        .flag("--no-cpu{false}", global.device.allow_cpu,
+              "Never fall back to a CPU (software) adapter")
+        .flag(
+            "--no-shader-checks", [&global] { global.device.shader_checks = false; },
+            "Compile every shader without bounds checks and loop bounding (wgpu-native only; "
+            "default: $WGX_SHADER_CHECKS, else the engine's own kernels without, others with)")
+        .flag(
+            "--shader-checks", [&global] { global.device.shader_checks = true; },
+            "Compile every shader with bounds checks and loop bounding, the engine's own too");
 
-    wgx::cli::Action action;
-    wgx::cli::add_run_command(app, global, action);
-    wgx::cli::add_info_command(app, global, action);
-    wgx::cli::add_convert_command(app, global, action);
-    wgx::cli::add_bench_command(app, global, action);
-    wgx::cli::add_ops_command(app, global, action);
-    wgx::cli::add_detect_command(app, global, action);
-    wgx::cli::add_segment_command(app, global, action);
-    wgx::cli::add_depth_command(app, global, action);
-    wgx::cli::add_classify_command(app, global, action);
-    wgx::cli::add_example_command(app, global, action);
+    wgx::cli::add_run_command(cli, global);
+    wgx::cli::add_info_command(cli, global);
+    wgx::cli::add_convert_command(cli, global);
+    wgx::cli::add_bench_command(cli, global);
+    wgx::cli::add_ops_command(cli, global);
+    wgx::cli::add_detect_command(cli, global);
+    wgx::cli::add_segment_command(cli, global);
+    wgx::cli::add_depth_command(cli, global);
+    wgx::cli::add_classify_command(cli, global);
+    wgx::cli::add_example_command(cli, global);
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e);
-    }
+    if (std::optional<int> done = cli.parse(argc, argv)) return *done;
     if (show_version) {
         fmt::print("wgx {} ({})\n", wgx::version(), wgx::webgpu_implementation());
         return 0;
     }
-    if (!action) {
-        fmt::print("{}", app.help());
+    if (!cli.chosen()) {
+        fmt::print("{}", cli.help());
         return 0;
     }
     try {
-        return action();
+        return cli.chosen()();
     } catch (const wgx::Error& e) {
         std::fflush(stdout);
         fmt::print(stderr, "wgx: error: {}\n", e.what());
