@@ -3,7 +3,7 @@
 #   libwgx.so.<major>  wgx::wgx         the engine as a shared library (SOVERSION = major version)
 #   libwgx.a           wgx::wgx_static  the same engine as one self-contained static archive
 #
-# Both are made of the objects the in-tree libraries (wgx, wgx_graph, wgx_base) already
+# Both are made of the objects the in-tree libraries (wgx, wgx_gpu, wgx_graph, wgx_base) already
 # compiled, so packaging compiles nothing twice; the tests and the tool keep linking the in-tree
 # static `wgx`. `cmake --install` lays out include/wgx (with the generated version.h), both
 # libraries, the `wgx` tool, the WebGPU implementation's shared library beside them (found through
@@ -12,7 +12,8 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(WGX_PACKAGE_OBJECTS
-    $<TARGET_OBJECTS:wgx> $<TARGET_OBJECTS:wgx_graph> $<TARGET_OBJECTS:wgx_base>)
+    $<TARGET_OBJECTS:wgx> $<TARGET_OBJECTS:wgx_gpu> $<TARGET_OBJECTS:wgx_graph>
+    $<TARGET_OBJECTS:wgx_base>)
 # Consumers see only include/wgx: no private header, fmt, nlohmann-json or webgpu.h is needed to
 # compile against the public headers.
 set(WGX_PUBLIC_INCLUDES
@@ -21,7 +22,7 @@ set(WGX_PUBLIC_INCLUDES
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
 add_library(wgx_shared SHARED ${WGX_PACKAGE_OBJECTS})
-add_dependencies(wgx_shared wgx wgx_graph wgx_base)
+add_dependencies(wgx_shared wgx wgx_gpu wgx_graph wgx_base)
 set_target_properties(wgx_shared PROPERTIES
     OUTPUT_NAME wgx
     EXPORT_NAME wgx
@@ -43,7 +44,7 @@ target_include_directories(wgx_shared INTERFACE ${WGX_PUBLIC_INCLUDES})
 target_compile_features(wgx_shared INTERFACE cxx_std_20)
 
 add_library(wgx_static STATIC ${WGX_PACKAGE_OBJECTS})
-add_dependencies(wgx_static wgx wgx_graph wgx_base)
+add_dependencies(wgx_static wgx wgx_gpu wgx_graph wgx_base)
 set_target_properties(wgx_static PROPERTIES
     OUTPUT_NAME wgx
     EXPORT_NAME wgx_static

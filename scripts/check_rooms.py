@@ -35,6 +35,8 @@ ROOMS = {
     "src/vision": ["base/", "io/", "wgx/"],
     "include/wgx": [],
 }
+# Headers only their own room may include: the two that include the WebGPU implementation's.
+PRIVATE = {"gpu/webgpu_api.h": "src/gpu", "gpu/native.h": "src/gpu"}
 # Tools, tests and benchmarks may include any project header, but no WebGPU header.
 OUTSIDE = ("apps", "bench", "tests", "examples")
 
@@ -76,6 +78,9 @@ def check_file(path: Path, root: Path) -> list[str]:
                 problems.append(f"{rel}:{number}: includes <{header}>: only src/gpu talks to "
                                 "WebGPU")
             continue
+        if header in PRIVATE and room != PRIVATE[header]:
+            problems.append(f'{rel}:{number}: includes "{header}", private to {PRIVATE[header]}')
+            continue
         if room is None or header.count("/") == 0 and not GENERATED.match(header):
             continue  # tools and tests; or a file beside the includer ("normalize_image.h")
         if not allowed(room, header):
@@ -94,12 +99,13 @@ def check_tree(root: Path) -> list[str]:
 
 
 def self_test() -> int:
-    """A small tree with one allowed and four forbidden includes: all four must be found."""
+    """A small tree with allowed and forbidden includes: every forbidden one must be found."""
     files = {
         "src/graph/ok.cpp": '#include "graph/graph.h"\n#include "wgx/dtype.h"\n',
         "src/graph/bad.cpp": '#include "gpu/device.h"\n#include "wgx/context.h"\n',
         "src/core/bad.cpp": '#include "runtime/executor.h"\n',
         "tests/bad.cpp": "#include <webgpu/webgpu.h>\n",
+        "src/core/private.cpp": '#include "gpu/webgpu_api.h"\n',
     }
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -107,10 +113,10 @@ def self_test() -> int:
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_text(text)
         found = check_tree(root)
-    if len(found) != 4 or any("ok.cpp" in p for p in found):
+    if len(found) != 5 or any("ok.cpp" in p for p in found):
         print("check_rooms self-test FAILED; found:", *found, sep="\n  ")
         return 1
-    print("check_rooms self-test: the 4 offending includes were found, the allowed ones kept")
+    print("check_rooms self-test: the 5 offending includes were found, the allowed ones kept")
     return 0
 
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/log.h"
+#include "gpu/native.h"
 #include "wgx/error.h"
 
 namespace wgx::gpu {

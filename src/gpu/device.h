@@ -1,6 +1,7 @@
 // The WebGPU device: adapter choice, limits and features, buffers, pipelines, bind groups,
 // command encoding, submission and blocking waits. All webgpu.h calls of the engine live in
-// src/gpu; the layers above use only the types declared here.
+// src/gpu; the layers above use only the types declared here, and this header includes no
+// WebGPU header (gpu/types.h).
 #pragma once
 
 #include <cstdint>
@@ -128,32 +129,5 @@ class Device : public std::enable_shared_from_this<Device> {
     std::string lost_message_;
     uint64_t last_submission_ = 0;
 };
-
-// Implementation-specific pieces (wgpu-native or Dawn), in native_*.cpp.
-namespace native {
-Instance create_instance(const DeviceOptions& options);
-std::vector<Adapter> enumerate_adapters(WGPUInstance instance, const DeviceOptions& options);
-// Blocks until `submission` (0: everything submitted) is done, firing pending callbacks.
-void wait(WGPUInstance instance, WGPUDevice device, uint64_t submission);
-void process_events(WGPUInstance instance, WGPUDevice device);
-uint64_t submit(WGPUQueue queue, WGPUCommandBuffer commands);
-std::string implementation_name();
-void route_logs();
-// A shader module, with the implementation's runtime checks (bounds, loop bounding) or, where
-// the implementation can, without them. Returns whether the checks are in.
-ShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc,
-                                  bool checks);
-// Whether the implementation can compile shaders without runtime checks.
-bool can_skip_shader_checks();
-// Native features beyond webgpu.h's standard list (timestamps inside passes).
-std::vector<WGPUFeatureName> extra_features(WGPUAdapter adapter, DeviceFeatures& offered);
-// Writes a timestamp between dispatches of a pass; false where the implementation has no such
-// call (then callers time whole passes instead).
-bool write_timestamp_in_pass(WGPUComputePassEncoder pass, WGPUQuerySet set, uint32_t index);
-// Nanoseconds per tick of resolved timestamps.
-double timestamp_period_ns(WGPUQueue queue);
-}  // namespace native
-
-AdapterDescription describe(WGPUAdapter adapter, int index);
 
 }  // namespace wgx::gpu

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "gpu/native.h"
 #include "wgx/error.h"
 
 namespace wgx::gpu {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "gpu/webgpu_api.h"
+#include "gpu/types.h"
 
 namespace wgx::gpu {
 
@@ -46,7 +46,36 @@ inline const char* handle_kind_name(HandleKind kind) {
     return names[static_cast<int>(kind)];
 }
 
-template <typename T, void (*AddRef)(T), void (*Release)(T), HandleKind Kind>
+// A reference more and one fewer, per object kind (handle.cpp: the implementation's
+// wgpu*AddRef / wgpu*Release).
+void add_ref(WGPUInstance h);
+void release(WGPUInstance h);
+void add_ref(WGPUAdapter h);
+void release(WGPUAdapter h);
+void add_ref(WGPUDevice h);
+void release(WGPUDevice h);
+void add_ref(WGPUQueue h);
+void release(WGPUQueue h);
+void add_ref(WGPUBuffer h);
+void release(WGPUBuffer h);
+void add_ref(WGPUShaderModule h);
+void release(WGPUShaderModule h);
+void add_ref(WGPUComputePipeline h);
+void release(WGPUComputePipeline h);
+void add_ref(WGPUBindGroup h);
+void release(WGPUBindGroup h);
+void add_ref(WGPUBindGroupLayout h);
+void release(WGPUBindGroupLayout h);
+void add_ref(WGPUCommandEncoder h);
+void release(WGPUCommandEncoder h);
+void add_ref(WGPUCommandBuffer h);
+void release(WGPUCommandBuffer h);
+void add_ref(WGPUComputePassEncoder h);
+void release(WGPUComputePassEncoder h);
+void add_ref(WGPUQuerySet h);
+void release(WGPUQuerySet h);
+
+template <typename T, HandleKind Kind>
 class Handle {
   public:
     Handle() = default;
@@ -59,7 +88,7 @@ class Handle {
     }
     Handle(const Handle& other) : raw_(other.raw_) {
         if (raw_) {
-            AddRef(raw_);
+            add_ref(raw_);
             count(+1);
         }
     }
@@ -70,7 +99,7 @@ class Handle {
     }
     ~Handle() {
         if (raw_) {
-            Release(raw_);
+            release(raw_);
             count(-1);
         }
     }
@@ -85,27 +114,18 @@ class Handle {
     T raw_ = nullptr;
 };
 
-using Instance =
-    Handle<WGPUInstance, wgpuInstanceAddRef, wgpuInstanceRelease, HandleKind::instance>;
-using Adapter = Handle<WGPUAdapter, wgpuAdapterAddRef, wgpuAdapterRelease, HandleKind::adapter>;
-using DeviceHandle = Handle<WGPUDevice, wgpuDeviceAddRef, wgpuDeviceRelease, HandleKind::device>;
-using Queue = Handle<WGPUQueue, wgpuQueueAddRef, wgpuQueueRelease, HandleKind::queue>;
-using Buffer = Handle<WGPUBuffer, wgpuBufferAddRef, wgpuBufferRelease, HandleKind::buffer>;
-using ShaderModule = Handle<WGPUShaderModule, wgpuShaderModuleAddRef,
-                            wgpuShaderModuleRelease, HandleKind::shader_module>;
-using ComputePipeline = Handle<WGPUComputePipeline, wgpuComputePipelineAddRef,
-                               wgpuComputePipelineRelease, HandleKind::compute_pipeline>;
-using BindGroup =
-    Handle<WGPUBindGroup, wgpuBindGroupAddRef, wgpuBindGroupRelease, HandleKind::bind_group>;
-using BindGroupLayout = Handle<WGPUBindGroupLayout, wgpuBindGroupLayoutAddRef,
-                               wgpuBindGroupLayoutRelease, HandleKind::bind_group_layout>;
-using CommandEncoder = Handle<WGPUCommandEncoder, wgpuCommandEncoderAddRef,
-                              wgpuCommandEncoderRelease, HandleKind::command_encoder>;
-using CommandBuffer = Handle<WGPUCommandBuffer, wgpuCommandBufferAddRef,
-                             wgpuCommandBufferRelease, HandleKind::command_buffer>;
-using ComputePass = Handle<WGPUComputePassEncoder, wgpuComputePassEncoderAddRef,
-                           wgpuComputePassEncoderRelease, HandleKind::compute_pass>;
-using QuerySet =
-    Handle<WGPUQuerySet, wgpuQuerySetAddRef, wgpuQuerySetRelease, HandleKind::query_set>;
+using Instance = Handle<WGPUInstance, HandleKind::instance>;
+using Adapter = Handle<WGPUAdapter, HandleKind::adapter>;
+using DeviceHandle = Handle<WGPUDevice, HandleKind::device>;
+using Queue = Handle<WGPUQueue, HandleKind::queue>;
+using Buffer = Handle<WGPUBuffer, HandleKind::buffer>;
+using ShaderModule = Handle<WGPUShaderModule, HandleKind::shader_module>;
+using ComputePipeline = Handle<WGPUComputePipeline, HandleKind::compute_pipeline>;
+using BindGroup = Handle<WGPUBindGroup, HandleKind::bind_group>;
+using BindGroupLayout = Handle<WGPUBindGroupLayout, HandleKind::bind_group_layout>;
+using CommandEncoder = Handle<WGPUCommandEncoder, HandleKind::command_encoder>;
+using CommandBuffer = Handle<WGPUCommandBuffer, HandleKind::command_buffer>;
+using ComputePass = Handle<WGPUComputePassEncoder, HandleKind::compute_pass>;
+using QuerySet = Handle<WGPUQuerySet, HandleKind::query_set>;
 
 }  // namespace wgx::gpu

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "base/log.h"
-#include "gpu/device.h"
+#include "gpu/native.h"
 #include "wgx/error.h"
 
 namespace wgx::gpu::native {

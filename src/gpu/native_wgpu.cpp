@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "base/log.h"
-#include "gpu/device.h"
+#include "gpu/native.h"
 #include "wgx/error.h"
 
 namespace wgx::gpu::native {
