@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build lint test test-slow test-readers-sanitized demo clean test-install test-leaks
+.PHONY: all deps build lint tidy test test-slow test-readers-sanitized demo clean test-install test-leaks
 
 all: build
 
@@ -21,6 +21,12 @@ build: deps $(BUILD)/build.ninja
 # python/'s lint and format (scripts/lint.sh). No build needed.
 lint: deps
 	scripts/lint.sh
+
+# clang-tidy (.clang-tidy) over the engine's sources, through the build's compile commands.
+tidy: build
+	run-clang-tidy -quiet -p $(BUILD) -j $(JOBS) '$(abspath .)/(src|apps)/' 2>&1 | \
+	    grep -E '^/.*(warning|error):' | sort -u | tee $(BUILD)/tidy.log; \
+	    test ! -s $(BUILD)/tidy.log
 
 # Builds everything and runs the whole test suite on the default adapter (lavapipe headless),
 # then the file-format readers' tests again under AddressSanitizer and UBSan.

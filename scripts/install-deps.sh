@@ -9,6 +9,7 @@ packages=(
     build-essential cmake ninja-build pkg-config python3 python3-pip python3-venv unzip
     ca-certificates
     ccache                                             # compile cache, picked up by CMake
+    clang-format clang-tidy                            # make lint / make tidy
     mesa-vulkan-drivers libvulkan1 vulkan-tools       # headless GPU (lavapipe) + loader
     flatbuffers-compiler libflatbuffers-dev            # .pte / VkGraph readers
     nlohmann-json3-dev libstb-dev libcli11-dev libfmt-dev
