@@ -75,8 +75,8 @@ void check_fits_u32(const Args& args, const Tensor& t, const char* name) {
 ParsedConvolution parse_convolution(const Recorder& rec, const Args& args, ConvSchema form) {
     const size_t count = form == ConvSchema::plain        ? Conv::count
                          : form == ConvSchema::activation ? schema::ConvActivation::count
-                         : form == ConvSchema::clamp      ? schema::ConvWithClamp::count
-                                                            : schema::ConvAddClamp::count;
+                         : form == ConvSchema::clamp      ? size_t(schema::ConvWithClamp::count)
+                                                            : size_t(schema::ConvAddClamp::count);
     args.expect_count(count, count);
     const size_t out_index = args.size() - 1;
     const Tensor& input = args.tensor(Conv::input, "input");
@@ -209,10 +209,11 @@ ParsedConvolution parse_convolution(const Recorder& rec, const Args& args, ConvS
     pr.has_residual = residual.has_value();
     pr.activation = activation;
     if (form == ConvSchema::clamp || form == ConvSchema::residual_clamp) {
-        const size_t lo_at = form == ConvSchema::clamp ? schema::ConvWithClamp::output_min
-                                                         : schema::ConvAddClamp::output_min;
-        const size_t hi_at = form == ConvSchema::clamp ? schema::ConvWithClamp::output_max
-                                                         : schema::ConvAddClamp::output_max;
+        // (size_t: the two schemas' enums are distinct types.)
+        const size_t lo_at = form == ConvSchema::clamp ? size_t(schema::ConvWithClamp::output_min)
+                                                       : size_t(schema::ConvAddClamp::output_min);
+        const size_t hi_at = form == ConvSchema::clamp ? size_t(schema::ConvWithClamp::output_max)
+                                                       : size_t(schema::ConvAddClamp::output_max);
         pr.out_min = bound(args, lo_at, "output_min");
         pr.out_max = bound(args, hi_at, "output_max");
     }
