@@ -1,80 +1,33 @@
+// record_convolution: parse (conv_problem.h), choose a method (conv_method.h), and record it
+// with that method's recorder below.
 #include "ops/conv/conv2d.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include <array>
-#include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "core/dispatch_geometry.h"
-#include "graph/schema/fused_ops.h"
-#include "ops/conv/conv2d_depthwise.wgsl.h"
-#include "ops/conv/conv2d_depthwise_tiled.wgsl.h"
-#include "ops/conv/im2col.wgsl.h"
-#include "ops/conv/conv2d_direct.wgsl.h"
-#include "ops/common/float16_support.h"
 #include "ops/common/math.wgsl.h"
 #include "ops/common/wgsl_types.h"
-#include "ops/matmul/gemm.h"
+#include "ops/conv/conv2d_depthwise.wgsl.h"
+#include "ops/conv/conv2d_depthwise_tiled.wgsl.h"
+#include "ops/conv/conv2d_direct.wgsl.h"
 #include "ops/conv/conv_common.wgsl.h"
+#include "ops/conv/conv_method.h"
 #include "ops/conv/conv_params.wgsl.h"
+#include "ops/conv/conv_problem.h"
+#include "ops/conv/im2col.wgsl.h"
+#include "ops/matmul/gemm.h"
 
 namespace wgx::ops {
 namespace {
 
-using Conv = schema::Convolution;
-
-std::string list_string(const std::vector<int64_t>& v) {
-    return fmt::format("[{}]", fmt::join(v, ", "));
-}
-
-// A per-spatial-dim list of `dims` values; a single value applies to every dim (as PyTorch
-// expands it). Each value must be >= `min`.
-std::array<int64_t, 2> spatial(const Args& args, size_t i, const char* name, int dims,
-                               int64_t min) {
-    std::vector<int64_t> v = args.int_list(i, name);
-    if (v.size() == 1) v.resize(dims, v[0]);
-    if (static_cast<int>(v.size()) != dims) {
-        args.fail(fmt::format("{} must have {} value(s) for a {}-D convolution, got {}.", name,
-                              dims, dims, list_string(v)));
-    }
-    for (int64_t x : v) {
-        if (x < min) {
-            args.fail(fmt::format("{} values must be >= {}, got {}.", name, min,
-                                  list_string(v)));
-        }
-    }
-    // 1-D convolutions become 2-D ones over a height of 1: the height gets the neutral value.
-    if (dims == 1) return {min == 1 ? 1 : 0, v[0]};
-    return {v[0], v[1]};
-}
-
-// A clamp bound; none or beyond float's range means unbounded.
-std::optional<float> bound(const Args& args, size_t i, const char* name) {
-    std::optional<double> v = args.optional_number(i, name);
-    if (!v) return std::nullopt;
-    if (std::isnan(*v)) args.fail(fmt::format("{} is NaN.", name));
-    if (std::abs(*v) >= std::numeric_limits<float>::max()) return std::nullopt;
-    return static_cast<float>(*v);
-}
-
-// The activation argument of wgx.conv_activation.
-Activation activation_arg(const Args& args, size_t i) {
-    const auto* s = std::get_if<std::string>(&args[i].value());
-    if (s == nullptr) {
-        args.fail(fmt::format("argument {} (activation) must be a string, \"silu\" or "
-                              "\"hardswish\"; got {}.", i, args[i].describe()));
-    }
-    const std::optional<Activation> a = schema::activation_named(*s);
-    if (a == Activation::silu || a == Activation::hardswish) return *a;
-    args.fail(fmt::format("activation must be \"silu\" or \"hardswish\", got \"{}\".", *s));
-}
+// The workgroup size the direct kernels ask for (the tiled depthwise kernel's is fixed at it).
+constexpr uint32_t kDirectWorkgroup = 64;
 
 // Whether ungrouped convolutions run as an implicit GEMM (B gathered from the input where the
 // GEMM loads it) rather than im2col into a scratch and the GEMM: yes unless the environment sets
@@ -87,333 +40,236 @@ bool implicit_gemm_enabled() {
     return enabled;
 }
 
-void check_fits_u32(const Args& args, const Tensor& t, const char* name) {
-    if (t.numel() > std::numeric_limits<int32_t>::max()) {
-        args.fail(fmt::format("{} {} has more elements than the kernels index (2^31).", name,
-                              shape_string(t.shape())));
-    }
+// The uniform of the direct kernels and of the unfold (conv_params.wgsl).
+ConvParams conv_params(const ConvProblem& pr) {
+    ConvParams p{};
+    p.N = uint32_t(pr.N), p.C_in = uint32_t(pr.C_in), p.H_in = uint32_t(pr.H_in);
+    p.W_in = uint32_t(pr.W_in);
+    p.C_out = uint32_t(pr.C_out), p.H_out = uint32_t(pr.H_out), p.W_out = uint32_t(pr.W_out);
+    p.groups = uint32_t(pr.groups);
+    p.kH = uint32_t(pr.kH), p.kW = uint32_t(pr.kW);
+    p.stride_h = uint32_t(pr.stride[0]), p.stride_w = uint32_t(pr.stride[1]);
+    p.pad_h = uint32_t(pr.padding[0]), p.pad_w = uint32_t(pr.padding[1]);
+    p.dil_h = uint32_t(pr.dilation[0]), p.dil_w = uint32_t(pr.dilation[1]);
+    p.cin_g = uint32_t(pr.cin_g()), p.cout_g = uint32_t(pr.cout_g());
+    p.co_blocks = uint32_t(ceil_div(pr.cout_g(), 4));
+    p.x_blocks = uint32_t(ceil_div(pr.W_out, 4));
+    if (pr.has_bias) p.flags |= kConvHasBias;
+    if (pr.out_min) p.flags |= kConvHasMin, p.out_min = *pr.out_min;
+    if (pr.out_max) p.flags |= kConvHasMax, p.out_max = *pr.out_max;
+    return p;
+}
+
+// One convolution being recorded: what every method's recorder reads.
+struct ConvJob {
+    Recorder& rec;
+    const Args& args;
+    const ConvProblem& pr;
+    const ConvOperands& t;
+    ConvParams p;  // conv_params(pr)
+};
+
+// The element type first ("enable f16;" must precede every declaration), then the uniform.
+std::string params_wgsl(const ConvProblem& pr) {
+    return wgsl_alias(pr.dtype, "S") + std::string(wgsl::ops_conv_conv_params);
+}
+
+// --- the GEMM methods --------------------------------------------------------------------------
+
+// The GEMM form of a convolution: out[n] = W [C_out, K] @ B[n] [K, HW] + bias, with the weight
+// shared by every image, the bias broadcast along the columns and the activation, the residual
+// and the clamp in the GEMM's epilogue (ops/matmul/gemm.h). `implicit`: B is the input gathered
+// as its unfold. `grouped`: the GEMM's batch is the groups of one image instead of the images
+// (group z multiplies its C_out / groups weight rows by its C_in / groups input planes, into its
+// C_out / groups output planes; every stride below then steps one group).
+void record_as_gemm(const ConvJob& job, const Tensor& b, uint64_t K, std::string_view kind,
+                    std::optional<GemmConvGeometry> implicit = std::nullopt,
+                    bool grouped = false) {
+    const ConvProblem& pr = job.pr;
+    const uint64_t HW = uint64_t(pr.H_out) * uint64_t(pr.W_out);
+    const uint64_t rows = uint64_t(pr.C_out) / (grouped ? pr.groups : 1);
+    const uint64_t planes = uint64_t(pr.C_in) / (grouped ? pr.groups : 1);
+    GemmCall call{job.t.weight, b, job.t.bias, job.t.out};
+    call.p.M = uint32_t(rows);
+    call.p.N = uint32_t(HW);
+    call.p.K = uint32_t(K);
+    call.p.batch = uint32_t(grouped ? pr.groups : pr.N);
+    call.p.a_batch_stride = grouped ? uint32_t(rows * K) : 0;
+    // An implicit GEMM's B is the input itself, one image (or group) per batch.
+    call.p.b_batch_stride = implicit ? uint32_t(planes * pr.H_in * pr.W_in) : uint32_t(K * HW);
+    call.p.c_batch_stride = uint32_t(rows * HW);
+    call.p.bias_batch_stride = grouped ? uint32_t(rows) : 0;
+    call.p.bias_row_stride = 1;
+    call.p.bias_col_stride = 0;
+    call.p.alpha = 1.0f;
+    call.p.beta = pr.has_bias ? 1.0f : 0.0f;
+    call.trans_a = pr.transposed;  // a transposed 1x1 weight is [C_in, C_out]
+    call.activation = pr.activation;
+    call.residual = job.t.residual;
+    call.out_min = pr.out_min;
+    call.out_max = pr.out_max;
+    call.conv = implicit;
+    record_gemm(job.rec, fmt::format("{}/{}", job.args.op(), kind), call);
+}
+
+// out[n] [C_out, HW] = W [C_out, C_in] @ x[n] [C_in, HW] (W transposed for transposed).
+void record_pointwise_gemm(const ConvJob& job) {
+    record_as_gemm(job, job.t.input, uint64_t(job.pr.C_in),
+                   job.pr.transposed ? "pointwise_gemm_t" : "pointwise_gemm");
+}
+
+// B is the unfolded input [C_in * kH * kW, HW] per image, gathered where the GEMM loads it
+// (gemm_implicit_conv.wgsl): no scratch, no unfolding pass, no size limit but the grid's;
+// grouped, K spans one group's channels. docs/PERFORMANCE.md#implicit-gemm-convolutions.
+void record_implicit_gemm(const ConvJob& job, bool grouped) {
+    const ConvProblem& pr = job.pr;
+    const ConvParams& p = job.p;
+    GemmConvGeometry g{};
+    g.H_in = uint32_t(pr.H_in), g.W_in = uint32_t(pr.W_in), g.plane = uint32_t(pr.H_in * pr.W_in);
+    g.W_out = uint32_t(pr.W_out);
+    g.stride_h = p.stride_h, g.stride_w = p.stride_w, g.pad_h = p.pad_h, g.pad_w = p.pad_w;
+    g.dil_h = p.dil_h, g.dil_w = p.dil_w, g.kH = p.kH, g.kW = p.kW;
+    record_as_gemm(job, job.t.input, uint64_t(pr.cin_g()) * uint64_t(pr.kH) * uint64_t(pr.kW),
+                   grouped ? "grouped_implicit_gemm" : "implicit_gemm", g, grouped);
+}
+
+// The explicit form (WGX_IMPLICIT_GEMM=0): unfold the input (im2col) into a scratch
+// [N, C_in * kH * kW, HW], then the same GEMM. The scratch has the input's element type: the
+// unfold only copies values, so a float16 one is exact and halves the traffic of both passes.
+void record_im2col_gemm(const ConvJob& job) {
+    const ConvProblem& pr = job.pr;
+    Recorder& rec = job.rec;
+    const uint64_t HW = uint64_t(pr.H_out) * uint64_t(pr.W_out);
+    const uint64_t K = uint64_t(pr.C_in) * uint64_t(pr.kH) * uint64_t(pr.kW);
+    const uint64_t unfolded = uint64_t(pr.N) * K * HW;
+    Tensor cols = rec.scratch(pr.dtype, {int64_t(pr.N), int64_t(K), int64_t(HW)});
+    ConvParams q = job.p;
+    q.threads = uint32_t(unfolded);
+    const uint32_t iwg = rec.workgroup_size(256);
+    Kernel unfold = rec.kernel(fmt::format("{}/im2col{}", job.args.op(),
+                                           pr.dtype == DType::f16 ? " f16" : ""),
+                               params_wgsl(pr) + std::string(wgsl::ops_conv_im2col),
+                               {{"WG", double(iwg)}});
+    rec.dispatch(unfold, {job.t.input, cols, Binding::uniform(q)}, rec.grid_1d(unfolded, iwg));
+    record_as_gemm(job, cols, K, "im2col_gemm");
+}
+
+// --- the direct kernels ------------------------------------------------------------------------
+// Their epilogue: the activation, the residual (HAS_RESIDUAL) and the clamp.
+
+// conv_common.wgsl after the uniform, with the activation written into its //@ACTIVATE line
+// (and the math it calls prepended); without one the line goes, and the text is what it was
+// before activations existed.
+std::string direct_common_wgsl(const ConvProblem& pr) {
+    const bool activate = pr.activation != Activation::none;
+    std::string common = params_wgsl(pr) +
+                         (activate ? std::string(wgsl::ops_common_math) : std::string()) +
+                         std::string(wgsl::ops_conv_conv_common);
+    replace_wgsl_marker(common, "ACTIVATE",
+                        activate ? fmt::format("    v = {};\n", activation_wgsl(pr.activation, "v"))
+                                 : std::string());
+    return common;
+}
+
+// A direct kernel's label, e.g. "aten.convolution.default/depthwise silu residual f16".
+std::string direct_label(const ConvJob& job, std::string_view kind) {
+    const ConvProblem& pr = job.pr;
+    return fmt::format("{}/{}{}{}{}", job.args.op(), kind, activation_label(pr.activation),
+                       pr.has_residual ? " residual" : "", pr.dtype == DType::f16 ? " f16" : "");
+}
+
+double has_residual(const ConvProblem& pr) { return pr.has_residual ? 1.0 : 0.0; }
+
+// Binds input, weight, bias, out, the uniform and the residual. Without a bias the weight
+// stands in for its binding (read-only twice is fine), without a residual the input; the
+// shaders read them only under kConvHasBias and HAS_RESIDUAL.
+void dispatch_direct(const ConvJob& job, const Kernel& kern, const ConvParams& u, Grid grid) {
+    const ConvOperands& t = job.t;
+    job.rec.dispatch(kern, {t.input, t.weight, t.bias ? *t.bias : t.weight, t.out,
+                            Binding::uniform(u), t.residual ? *t.residual : t.input},
+                     grid);
+}
+
+// 1-D invocations of the depthwise and direct kernels; more than u32 cannot be indexed.
+uint32_t direct_threads(const ConvJob& job, uint64_t threads) {
+    if (threads > std::numeric_limits<uint32_t>::max()) job.args.fail("output too large to index.");
+    return uint32_t(threads);
+}
+
+// Depthwise through workgroup memory (conv2d_depthwise_tiled.wgsl): a workgroup per 8 x 32
+// output tile of one plane stages the input that tile reads once.
+// docs/PERFORMANCE.md#depthwise-kernels.
+void record_depthwise_tiled(const ConvJob& job) {
+    const ConvProblem& pr = job.pr;
+    const uint64_t tiles_x = (uint64_t(pr.W_out) + 31) / 32, tiles_y = (uint64_t(pr.H_out) + 7) / 8;
+    const uint64_t planes = uint64_t(pr.N) * uint64_t(pr.C_out);
+    Kernel kern = job.rec.kernel(direct_label(job, "depthwise_tiled"),
+                                 direct_common_wgsl(pr) +
+                                     std::string(wgsl::ops_conv_conv2d_depthwise_tiled),
+                                 {{"HAS_RESIDUAL", has_residual(pr)},
+                                  {"KH", double(job.p.kH)}, {"KW", double(job.p.kW)}});
+    dispatch_direct(job, kern, job.p, Grid{uint32_t(tiles_x), uint32_t(tiles_y), uint32_t(planes)});
+}
+
+// Depthwise (channel multiplier < 4): one thread per output channel and 4 columns, no wasted
+// channel lanes.
+void record_depthwise(const ConvJob& job) {
+    const ConvProblem& pr = job.pr;
+    const uint32_t wg = job.rec.workgroup_size(kDirectWorkgroup);
+    const uint64_t threads =
+        uint64_t(pr.N) * uint64_t(pr.C_out) * uint64_t(pr.H_out) * job.p.x_blocks;
+    ConvParams u = job.p;
+    u.threads = direct_threads(job, threads);
+    Kernel kern = job.rec.kernel(direct_label(job, "depthwise"),
+                                 direct_common_wgsl(pr) +
+                                     std::string(wgsl::ops_conv_conv2d_depthwise),
+                                 {{"WG", double(wg)}, {"HAS_RESIDUAL", has_residual(pr)},
+                                  {"KH", double(job.p.kH)}, {"KW", double(job.p.kW)}});
+    dispatch_direct(job, kern, u, job.rec.grid_1d(threads, wg));
+}
+
+// The direct kernel, 4 output channels x 4 columns per thread; the transposed form gathers the
+// taps that reach each output.
+void record_direct(const ConvJob& job) {
+    const ConvProblem& pr = job.pr;
+    const uint32_t wg = job.rec.workgroup_size(kDirectWorkgroup);
+    const uint64_t threads = uint64_t(pr.N) * uint64_t(pr.groups) * job.p.co_blocks *
+                             uint64_t(pr.H_out) * job.p.x_blocks;
+    ConvParams u = job.p;
+    u.threads = direct_threads(job, threads);
+    Kernel kern = job.rec.kernel(direct_label(job, pr.transposed ? "direct_t" : "direct"),
+                                 direct_common_wgsl(pr) +
+                                     std::string(wgsl::ops_conv_conv2d_direct),
+                                 {{"WG", double(wg)}, {"TRANSPOSED", pr.transposed ? 1.0 : 0.0},
+                                  {"HAS_RESIDUAL", has_residual(pr)}});
+    dispatch_direct(job, kern, u, job.rec.grid_1d(threads, wg));
+}
+
+// What choose_conv_method reads of the device.
+ConvLimits conv_limits(const Recorder& rec) {
+    const DeviceInfo& device = rec.device();
+    ConvLimits limits;
+    limits.cpu_adapter = device.adapter.type == AdapterType::cpu;
+    limits.max_workgroups_per_dimension = device.limits.max_workgroups_per_dimension;
+    limits.max_storage_binding_bytes = device.limits.max_storage_binding_bytes;
+    limits.max_buffer_bytes = device.limits.max_buffer_bytes;
+    limits.workgroup_size = rec.workgroup_size(kDirectWorkgroup);
+    return limits;
 }
 
 }  // namespace
 
 void record_convolution(Recorder& rec, const Args& args, ConvSchema form) {
-    const size_t count = form == ConvSchema::plain        ? Conv::count
-                         : form == ConvSchema::activation ? schema::ConvActivation::count
-                         : form == ConvSchema::clamp      ? schema::ConvWithClamp::count
-                                                            : schema::ConvAddClamp::count;
-    args.expect_count(count, count);
-    const size_t out_index = args.size() - 1;
-    const Tensor& input = args.tensor(Conv::input, "input");
-    const Tensor& weight = args.tensor(Conv::weight, "weight");
-    std::optional<Tensor> bias = args.optional_tensor(Conv::bias, "bias");
-    const Tensor& out = args.tensor(out_index, "out");
-
-    const Activation activation = form == ConvSchema::activation
-                                          ? activation_arg(args, schema::ConvActivation::activation)
-                                          : Activation::none;
-    std::optional<Tensor> residual;
-    if (form == ConvSchema::residual_clamp) {
-        residual = args.tensor(schema::ConvAddClamp::residual, "residual");
-        if (residual->shape() != out.shape()) {
-            args.fail(fmt::format("residual must have out's shape {}, got {}.",
-                                  shape_string(out.shape()), shape_string(residual->shape())));
-        }
-    }
-
-    // dtypes: one float type throughout, float32 (float64 data is stored as float32 too) or
-    // float16 (stored as float16, computed in float32, rounded once on the store).
-    const DType dt = one_float_type(rec, args,
-                                    {{&input, "input"}, {&weight, "weight"},
-                                     {bias ? &*bias : nullptr, "bias"},
-                                     {residual ? &*residual : nullptr, "residual"}, {&out, "out"}});
-
-    // ranks: [N, C, L] (1-D) or [N, C, H, W] (2-D); weight and out of the same rank.
-    if (input.rank() != 3 && input.rank() != 4) {
-        args.fail(fmt::format("input must be 3-D [N, C, L] or 4-D [N, C, H, W], got shape {}.",
-                              shape_string(input.shape())));
-    }
-    const int dims = input.rank() - 2;
-    for (auto [t, name] : {std::pair{&weight, "weight"}, {&out, "out"}}) {
-        if (t->rank() != input.rank()) {
-            args.fail(fmt::format("{} must be {}-D like input {}, got shape {}.", name,
-                                  input.rank(), shape_string(input.shape()),
-                                  shape_string(t->shape())));
-        }
-    }
-    for (auto [t, name] : {std::pair{&input, "input"}, {&weight, "weight"}, {&out, "out"}}) {
-        check_fits_u32(args, *t, name);
-    }
-
-    auto stride = spatial(args, Conv::stride, "stride", dims, 1);
-    auto padding = spatial(args, Conv::padding, "padding", dims, 0);
-    auto dilation = spatial(args, Conv::dilation, "dilation", dims, 1);
-    bool transposed = args.boolean(Conv::transposed, "transposed");
-    auto out_pad = spatial(args, Conv::output_padding, "output_padding", dims, 0);
-    int64_t groups = args.integer(Conv::groups, "groups");
-    if (groups < 1) args.fail(fmt::format("groups must be >= 1, got {}.", groups));
-
-    // Shapes as 2-D: [N, C, H, W] with H = 1 for 1-D.
-    auto as4 = [&](const Shape& s) -> std::array<int64_t, 4> {
-        if (dims == 1) return {s[0], s[1], 1, s[2]};
-        return {s[0], s[1], s[2], s[3]};
-    };
-    auto [N, C_in, H_in, W_in] = as4(input.shape());
-    auto ws = as4(weight.shape());
-    const int64_t kH = ws[2], kW = ws[3];
-    if (C_in % groups != 0) {
-        args.fail(fmt::format("input channels ({}) must be divisible by groups ({}).", C_in,
-                              groups));
-    }
-    const int64_t cin_g = C_in / groups;
-    int64_t C_out = 0;
-    if (!transposed) {
-        // weight [C_out, C_in / groups, kH, kW]
-        C_out = ws[0];
-        if (ws[1] != cin_g || C_out % groups != 0) {
-            args.fail(fmt::format("weight {} must be [C_out, C_in / groups = {}, ...] with C_out "
-                                  "divisible by groups ({}), for input {}.",
-                                  shape_string(weight.shape()), cin_g, groups,
-                                  shape_string(input.shape())));
-        }
-        if (out_pad[0] != 0 || out_pad[1] != 0) {
-            args.fail(fmt::format("output_padding {} must be zero unless transposed.",
-                                  list_string(args.int_list(Conv::output_padding, "output_padding"))));
-        }
-    } else {
-        // weight [C_in, C_out / groups, kH, kW]
-        if (ws[0] != C_in) {
-            args.fail(fmt::format("transposed weight {} must be [C_in = {}, C_out / groups, ...].",
-                                  shape_string(weight.shape()), C_in));
-        }
-        C_out = ws[1] * groups;
-        for (int d = 0; d < 2; ++d) {
-            if (out_pad[d] >= stride[d] && out_pad[d] >= dilation[d]) {
-                args.fail(fmt::format("output_padding {} must be smaller than stride or dilation.",
-                                      list_string(args.int_list(Conv::output_padding, "output_padding"))));
-            }
-        }
-    }
-    const int64_t cout_g = C_out / groups;
-    if (bias && (bias->rank() != 1 || bias->shape()[0] != C_out)) {
-        args.fail(fmt::format("bias must have shape [{}], got {}.", C_out,
-                              shape_string(bias->shape())));
-    }
-
-    // Output size, PyTorch's formulas.
-    std::array<int64_t, 2> in_sz{H_in, W_in}, k{kH, kW}, o{};
-    for (int d = 0; d < 2; ++d) {
-        int64_t span = dilation[d] * (k[d] - 1) + 1;
-        if (!transposed) {
-            int64_t padded = in_sz[d] + 2 * padding[d];
-            o[d] = padded >= span ? (padded - span) / stride[d] + 1 : 0;
-        } else {
-            o[d] = (in_sz[d] - 1) * stride[d] - 2 * padding[d] + span + out_pad[d];
-        }
-    }
-    if (o[0] < 1 || o[1] < 1) {
-        args.fail(fmt::format("input {} with kernel {} gives an empty output.",
-                              shape_string(input.shape()), shape_string(weight.shape())));
-    }
-    Shape expected = dims == 1 ? Shape{N, C_out, o[1]} : Shape{N, C_out, o[0], o[1]};
-    if (out.shape() != expected) {
-        args.fail(fmt::format("out has shape {}, expected {}.", shape_string(out.shape()),
-                              shape_string(expected)));
-    }
-
-    ConvParams p{};
-    p.N = uint32_t(N), p.C_in = uint32_t(C_in), p.H_in = uint32_t(H_in), p.W_in = uint32_t(W_in);
-    p.C_out = uint32_t(C_out), p.H_out = uint32_t(o[0]), p.W_out = uint32_t(o[1]);
-    p.groups = uint32_t(groups);
-    p.kH = uint32_t(kH), p.kW = uint32_t(kW);
-    p.stride_h = uint32_t(stride[0]), p.stride_w = uint32_t(stride[1]);
-    p.pad_h = uint32_t(padding[0]), p.pad_w = uint32_t(padding[1]);
-    p.dil_h = uint32_t(dilation[0]), p.dil_w = uint32_t(dilation[1]);
-    p.cin_g = uint32_t(cin_g), p.cout_g = uint32_t(cout_g);
-    p.co_blocks = uint32_t(ceil_div(cout_g, 4));
-    p.x_blocks = uint32_t(ceil_div(o[1], 4));
-    if (bias) p.flags |= kConvHasBias;
-    if (form == ConvSchema::clamp || form == ConvSchema::residual_clamp) {
-        const size_t lo_at = form == ConvSchema::clamp ? schema::ConvWithClamp::output_min
-                                                         : schema::ConvAddClamp::output_min;
-        const size_t hi_at = form == ConvSchema::clamp ? schema::ConvWithClamp::output_max
-                                                         : schema::ConvAddClamp::output_max;
-        if (auto lo = bound(args, lo_at, "output_min")) p.flags |= kConvHasMin, p.out_min = *lo;
-        if (auto hi = bound(args, hi_at, "output_max")) p.flags |= kConvHasMax, p.out_max = *hi;
-    }
-
-    // Without a bias the weight stands in for its binding (read-only twice is fine); the
-    // shader reads it only under kConvHasBias.
-    const Tensor& bias_binding = bias ? *bias : weight;
-    // The element type first ("enable f16;" must precede every declaration), then the uniform.
-    const std::string params_wgsl = wgsl_alias(dt, "S") + std::string(wgsl::ops_conv_conv_params);
-    // The direct kernels' activation is written into conv_common.wgsl's //@ACTIVATE line (and
-    // the math it calls prepended); without one the line goes, and their text is what it was
-    // before activations existed.
-    std::string common = params_wgsl +
-                         (activation != Activation::none ? std::string(wgsl::ops_common_math)
-                                                             : std::string()) +
-                         std::string(wgsl::ops_conv_conv_common);
-    replace_wgsl_marker(common, "ACTIVATE",
-                        activation != Activation::none
-                            ? fmt::format("    v = {};\n", activation_wgsl(activation, "v"))
-                            : std::string());
-    const uint32_t max_dim = rec.device().limits.max_workgroups_per_dimension;
-
-    // Variant 1: a 1x1, stride-1, unpadded, ungrouped convolution is a GEMM per image,
-    // out[n] [C_out, HW] = W [C_out, C_in] @ x[n] [C_in, HW] (W transposed for transposed),
-    // on the engine's tuned GEMM (ops/matmul/gemm.h). Grids too large for it take the direct
-    // kernel below.
-    const uint64_t HW = uint64_t(o[0]) * uint64_t(o[1]);
-    bool pointwise = kH == 1 && kW == 1 && stride[0] == 1 && stride[1] == 1 && padding[0] == 0 &&
-                     padding[1] == 0 && out_pad[0] == 0 && out_pad[1] == 0 && groups == 1;
-    const bool pointwise_fits = pointwise && ceil_div(HW, 32) <= max_dim &&
-                                ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim;
-    // The GEMM form of a convolution: out[n] = W [C_out, K] @ B[n] [K, HW] + bias, with the
-    // weight shared by every image, the bias broadcast along the columns and the residual and
-    // the clamp (a fused activation) in the GEMM's epilogue.
-    // `grouped`: the GEMM's batch is the groups of one image instead of the images (group z
-    // multiplies its C_out / groups weight rows by its C_in / groups input planes, into its
-    // C_out / groups output planes; every stride below then steps one group).
-    auto record_as_gemm = [&](const Tensor& b, uint64_t K, std::string_view kind,
-                              std::optional<GemmConvGeometry> implicit = std::nullopt,
-                              bool grouped = false) {
-        const uint64_t rows = uint64_t(C_out) / (grouped ? groups : 1);
-        const uint64_t planes = uint64_t(C_in) / (grouped ? groups : 1);
-        GemmCall call{weight, b, bias, out};
-        call.p.M = uint32_t(rows);
-        call.p.N = uint32_t(HW);
-        call.p.K = uint32_t(K);
-        call.p.batch = uint32_t(grouped ? groups : N);
-        call.p.a_batch_stride = grouped ? uint32_t(rows * K) : 0;
-        // An implicit GEMM's B is the input itself, one image (or group) per batch.
-        call.p.b_batch_stride = implicit ? uint32_t(planes * H_in * W_in) : uint32_t(K * HW);
-        call.p.c_batch_stride = uint32_t(rows * HW);
-        call.p.bias_batch_stride = grouped ? uint32_t(rows) : 0;
-        call.p.bias_row_stride = 1;
-        call.p.bias_col_stride = 0;
-        call.p.alpha = 1.0f;
-        call.p.beta = bias ? 1.0f : 0.0f;
-        call.trans_a = transposed;  // a transposed 1x1 weight is [C_in, C_out]
-        call.activation = activation;
-        call.residual = residual;
-        if (p.flags & kConvHasMin) call.out_min = p.out_min;
-        if (p.flags & kConvHasMax) call.out_max = p.out_max;
-        call.conv = implicit;
-        record_gemm(rec, fmt::format("{}/{}", args.op(), kind), call);
-    };
-    if (pointwise_fits) {
-        record_as_gemm(input, uint64_t(C_in), transposed ? "pointwise_gemm_t" : "pointwise_gemm");
-        return;
-    }
-
-    // Variant 1b: any other ungrouped, non-transposed convolution is the same GEMM with B the
-    // unfolded input [C_in * kH * kW, HW] per image, gathered where the GEMM loads it (an
-    // implicit GEMM, gemm_implicit_conv.wgsl): no scratch, no unfolding pass, and no size limit
-    // but the grid's. A grouped convolution of one image with several input channels per group
-    // (RegNet's and ResNeXt's 3x3 convolutions) is the same GEMM batched over its groups, K
-    // then spanning one group's channels. Depthwise convolutions (one input channel per group)
-    // keep their own kernels below; grouped ones over several images would need a weight
-    // offset that wraps with the group, so they take the direct kernel.
-    const uint64_t K = uint64_t(C_in) * uint64_t(kH) * uint64_t(kW);
-    const bool gemm_grid_fits =
-        ceil_div(HW, 32) <= max_dim && ceil_div(C_out, 32) <= max_dim && uint64_t(N) <= max_dim;
-    const bool grouped = groups > 1;
-    const bool implicit_fits =
-        grouped ? cin_g > 1 && N == 1 && ceil_div(HW, 32) <= max_dim &&
-                      ceil_div(C_out / groups, 32) <= max_dim && uint64_t(groups) <= max_dim
-                : gemm_grid_fits;
-    if (!transposed && implicit_fits && implicit_gemm_enabled()) {
-        GemmConvGeometry g{};
-        g.H_in = uint32_t(H_in), g.W_in = uint32_t(W_in), g.plane = uint32_t(H_in * W_in);
-        g.W_out = uint32_t(o[1]);
-        g.stride_h = p.stride_h, g.stride_w = p.stride_w, g.pad_h = p.pad_h, g.pad_w = p.pad_w;
-        g.dil_h = p.dil_h, g.dil_w = p.dil_w, g.kH = p.kH, g.kW = p.kW;
-        record_as_gemm(input, uint64_t(cin_g) * uint64_t(kH) * uint64_t(kW),
-                       grouped ? "grouped_implicit_gemm" : "implicit_gemm", g, grouped);
-        return;
-    }
-
-    // Variant 1c (WGX_IMPLICIT_GEMM=0): the explicit form, which unfolds its input (im2col)
-    // into a scratch [N, C_in * kH * kW, HW] and runs the same GEMM, when the unfolded input
-    // fits one binding and the grid the device. The scratch has the input's element type: the
-    // unfold only copies values, so a float16 one is exact and halves the traffic of both passes.
-    const uint64_t unfolded = uint64_t(N) * K * HW;
-    const uint64_t unfolded_bytes = unfolded * device_size(dt);
-    const auto& limits = rec.device().limits;
-    if (!transposed && groups == 1 && unfolded_bytes <= limits.max_storage_binding_bytes &&
-        unfolded_bytes <= limits.max_buffer_bytes &&
-        unfolded <= std::numeric_limits<uint32_t>::max() && gemm_grid_fits) {
-        Tensor cols = rec.scratch(dt, {int64_t(N), int64_t(K), int64_t(HW)});
-        ConvParams q = p;
-        q.threads = uint32_t(unfolded);
-        const uint32_t iwg = rec.workgroup_size(256);
-        Kernel unfold = rec.kernel(fmt::format("{}/im2col{}", args.op(),
-                                               dt == DType::f16 ? " f16" : ""),
-                                   params_wgsl + std::string(wgsl::ops_conv_im2col),
-                                   {{"WG", double(iwg)}});
-        rec.dispatch(unfold, {input, cols, Binding::uniform(q)}, rec.grid_1d(unfolded, iwg));
-        record_as_gemm(cols, K, "im2col_gemm");
-        return;
-    }
-
-    // The direct kernels below: the activation, the residual (HAS_RESIDUAL; the input is bound
-    // in its place when there is none) and the clamp in their epilogue.
-    ConvParams direct = p;
-    const Tensor& residual_binding = residual ? *residual : input;
-    const double has_residual = residual ? 1.0 : 0.0;
-    const std::string suffix =
-        fmt::format("{}{}{}", activation_label(activation), residual ? " residual" : "",
-                    dt == DType::f16 ? " f16" : "");
-    const uint32_t wg = rec.workgroup_size(64);
-    // Variant 2a: pure depthwise (one output channel per group) through workgroup memory, when
-    // the staged input tile fits conv2d_depthwise_tiled.wgsl's buffer and the grid the limits.
-    // Taken on CPU adapters, for stride 1 on maps at least one tile (32 columns) wide, where every
-    // staged element serves kH x kW outputs (narrow maps idle a tile, stride 2 halves the reuse);
-    // GPUs keep variant 2, whose taps their caches serve: docs/PERFORMANCE.md#depthwise-kernels.
-    const uint64_t staged_rows = 7 * uint64_t(p.stride_h) + (uint64_t(kH) - 1) * p.dil_h + 1;
-    const uint64_t staged_cols = 31 * uint64_t(p.stride_w) + (uint64_t(kW) - 1) * p.dil_w + 1;
-    const uint64_t tiles_x = (uint64_t(o[1]) + 31) / 32, tiles_y = (uint64_t(o[0]) + 7) / 8;
-    const uint64_t planes = uint64_t(N) * uint64_t(C_out);
-    const bool cpu_adapter = rec.device().adapter.type == AdapterType::cpu;
-    if (cpu_adapter && !transposed && cin_g == 1 && cout_g == 1 && wg == 64 && p.stride_h == 1 &&
-        p.stride_w == 1 && o[1] >= 32 &&
-        staged_rows * staged_cols <= 1456 && tiles_x <= max_dim && tiles_y <= max_dim &&
-        planes <= max_dim) {
-        Kernel kern = rec.kernel(fmt::format("{}/depthwise_tiled{}", args.op(), suffix),
-                                 common + std::string(wgsl::ops_conv_conv2d_depthwise_tiled),
-                                 {{"HAS_RESIDUAL", has_residual},
-                                  {"KH", double(p.kH)}, {"KW", double(p.kW)}});
-        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(direct),
-                            residual_binding},
-                     Grid{uint32_t(tiles_x), uint32_t(tiles_y), uint32_t(planes)});
-    } else if (!transposed && cin_g == 1 && cout_g < 4) {
-        // Variant 2: one input channel per group and few outputs per group (depthwise, channel
-        // multiplier < 4): one thread per output channel and 4 columns, no wasted channel lanes.
-        uint64_t threads = uint64_t(N) * uint64_t(C_out) * uint64_t(o[0]) * p.x_blocks;
-        if (threads > std::numeric_limits<uint32_t>::max()) args.fail("output too large to index.");
-        direct.threads = uint32_t(threads);
-        Kernel kern = rec.kernel(fmt::format("{}/depthwise{}", args.op(), suffix),
-                                 common + std::string(wgsl::ops_conv_conv2d_depthwise),
-                                 {{"WG", double(wg)}, {"HAS_RESIDUAL", has_residual},
-                                  {"KH", double(p.kH)}, {"KW", double(p.kW)}});
-        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(direct),
-                            residual_binding},
-                     rec.grid_1d(threads, wg));
-    } else {
-        // Variant 3: the direct kernel, 4 output channels x 4 columns per thread; the transposed
-        // form gathers the taps that reach each output.
-        uint64_t threads =
-            uint64_t(N) * uint64_t(groups) * p.co_blocks * uint64_t(o[0]) * p.x_blocks;
-        if (threads > std::numeric_limits<uint32_t>::max()) args.fail("output too large to index.");
-        direct.threads = uint32_t(threads);
-        Kernel kern = rec.kernel(
-            fmt::format("{}/direct{}{}", args.op(), transposed ? "_t" : "", suffix),
-            common + std::string(wgsl::ops_conv_conv2d_direct),
-            {{"WG", double(wg)}, {"TRANSPOSED", transposed ? 1.0 : 0.0},
-             {"HAS_RESIDUAL", has_residual}});
-        rec.dispatch(kern, {input, weight, bias_binding, out, Binding::uniform(direct),
-                            residual_binding},
-                     rec.grid_1d(threads, wg));
+    const ParsedConvolution parsed = parse_convolution(rec, args, form);
+    const ConvJob job{rec, args, parsed.problem, parsed.operands, conv_params(parsed.problem)};
+    switch (choose_conv_method(parsed.problem, conv_limits(rec), implicit_gemm_enabled())) {
+        case ConvMethod::pointwise_gemm: return record_pointwise_gemm(job);
+        case ConvMethod::implicit_gemm: return record_implicit_gemm(job, false);
+        case ConvMethod::grouped_implicit_gemm: return record_implicit_gemm(job, true);
+        case ConvMethod::im2col_gemm: return record_im2col_gemm(job);
+        case ConvMethod::depthwise_tiled: return record_depthwise_tiled(job);
+        case ConvMethod::depthwise: return record_depthwise(job);
+        case ConvMethod::direct: return record_direct(job);
     }
 }
 

@@ -1,6 +1,7 @@
 // Shared machinery of the convolution ops (aten.convolution, et_vk.conv_with_clamp,
-// wgx.conv_add_clamp, wgx.conv_activation): argument parsing and validation, the uniform struct mirrored by
-// conv_params.wgsl, the kernel choice and dispatch. 1-D convolutions run as 2-D ones with a
+// wgx.conv_add_clamp, wgx.conv_activation): the uniform struct mirrored by conv_params.wgsl and
+// record_convolution, which parses and validates the arguments (conv_problem.h), chooses a
+// method (conv_method.h) and records it (conv2d.cpp). 1-D convolutions run as 2-D ones with a
 // height of 1.
 #pragma once
 

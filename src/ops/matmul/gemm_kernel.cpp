@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ops/common/math.wgsl.h"
@@ -210,8 +212,218 @@ std::string store_tile(const GemmVariant& v, const Operand& o, const char* inden
     return s;
 }
 
-void replace_marker(std::string& text, std::string_view marker, const std::string& code) {
-    replace_wgsl_marker(text, marker, code);
+// The code gemm_wgsl writes into gemm.wgsl, one piece per `//@NAME` line, in the file's order.
+struct GemmPieces {
+    std::string scale_binding;  // SCALE_BINDING: the scale's binding, or nothing
+    std::string fetch_a;        // FETCH_A: fetch_a's body
+    std::string fetch_b;        // FETCH_B: fetch_b's body
+    std::string store_c;        // STORE_C (both lines): the store of store_c's v
+    std::string activate;       // ACTIVATE: store_c's activation, or nothing
+    std::string scale;          // SCALE: store_c's scale, or nothing
+    std::string add_residual;   // ADD_RESIDUAL: store_c's residual step
+    std::string declare;        // DECLARE: accumulators, prefetch registers (conv columns)
+    std::string prefetch_first;  // PREFETCH_FIRST: the first K step's loads
+    std::string store_tiles;     // STORE_TILES: the loaded registers into workgroup memory
+    std::string prefetch_next;   // PREFETCH_NEXT: the next K step's loads
+    std::string compute;         // COMPUTE: one K step's FMAs
+    std::string epilogue;        // EPILOGUE: the store_c calls of the accumulators
+};
+
+// Writes each piece into its marker lines; throws std::logic_error when gemm.wgsl lacks a
+// marker or has one that no piece fills.
+void splice(std::string& text, const GemmPieces& p) {
+    const std::pair<std::string_view, const std::string*> markers[] = {
+        {"SCALE_BINDING", &p.scale_binding},   {"FETCH_A", &p.fetch_a},
+        {"FETCH_B", &p.fetch_b},               {"STORE_C", &p.store_c},
+        {"ACTIVATE", &p.activate},             {"SCALE", &p.scale},
+        {"ADD_RESIDUAL", &p.add_residual},     {"DECLARE", &p.declare},
+        {"PREFETCH_FIRST", &p.prefetch_first}, {"STORE_TILES", &p.store_tiles},
+        {"PREFETCH_NEXT", &p.prefetch_next},   {"COMPUTE", &p.compute},
+        {"EPILOGUE", &p.epilogue},
+    };
+    for (const auto& [marker, code] : markers) replace_wgsl_marker(text, marker, *code);
+    const size_t nl = text.find("\n//@");
+    const size_t from = text.starts_with("//@") ? 0 : nl == std::string::npos ? nl : nl + 1;
+    if (from != std::string::npos) {
+        throw std::logic_error(fmt::format("gemm_wgsl: no piece fills the WGSL's {} line",
+                                           text.substr(from, text.find('\n', from) - from)));
+    }
+}
+
+// The variant's constants and element aliases, after a comment naming the variant and flags.
+std::string header(const GemmVariant& v, const GemmShapeFlags& f) {
+    const bool conv = f.implicit_conv();
+    // Element types as stored. With split K, C is the float32 scratch of partial sums.
+    const char* s = f.f16 ? "f16" : "f32";
+    const bool c_f16 = f.f16 && !f.split_k;
+    const std::string vs = fmt::format("vec4<{}>", s);
+    const char* cs = c_f16 ? "f16" : "f32";
+    const std::string vcs = fmt::format("vec4<{}>", cs);
+    return fmt::format(
+        "{}// Variant {} ({}{}{}{}{}{}{})\n"
+        "const BM = {}u;\nconst BN = {}u;\nconst BK = {}u;\nconst WG_X = {}u;\nconst WG_Y = {}u;\n"
+        "const HAS_BIAS = {};\nconst HAS_RESIDUAL = {};\nconst HAS_CLAMP = {};\n"
+        "const SPLIT_K = {};\n"
+        "alias AElem = {};\nalias BElem = {};\nalias CElem = {};\n"
+        "alias BiasElem = {};\nalias RElem = {};\n\n",
+        f.f16 ? "enable f16;\n" : "", v.name, f.trans_a ? "A^T" : "A",
+        f.trans_b ? std::string(" B^T")
+                  : conv ? fmt::format(" B = conv {}x{} input", f.conv_kh, f.conv_kw)
+                         : std::string(" B"),
+        f.vec_a ? " vec_a" : "", f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
+        f.split_k ? " split-K" : (std::string(f.has_bias ? " bias" : "") +
+                                  std::string(activation_label(f.activation)) +
+                                  (f.has_scale ? (f.scale_rows ? " scale rows" : " scale") : "") +
+                                  (f.has_residual ? " residual" : "") +
+                                  (f.has_clamp ? " clamp" : "")),
+        f.f16 ? " f16" : "", v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
+        f.has_residual && !f.split_k, f.has_clamp && !f.split_k, f.split_k,
+        f.vec_a ? vs : std::string(s), f.vec_b ? vs : std::string(s),
+        f.vec_c ? vcs : std::string(cs), s, f.vec_c ? vs : std::string(s));
+}
+
+// The activation and the scale are absent with split K, whose reduce pass applies them; without
+// them their lines are empty and the text is that of a GEMM without these steps.
+bool activates(const GemmShapeFlags& f) { return f.activation != Activation::none && !f.split_k; }
+bool scales(const GemmShapeFlags& f) { return f.has_scale && !f.split_k; }
+
+std::string scale_binding(const GemmShapeFlags& f) {
+    if (!scales(f)) return "";
+    return fmt::format("@group(0) @binding(6) var<storage, read> scale: array<{}>;\n",
+                       f.f16 ? "f16" : "f32");
+}
+
+// Per lane (the math functions take f32); for GELU the line reads as it did before the other
+// activations existed.
+std::string activate_step(const GemmShapeFlags& f) {
+    if (!activates(f)) return "";
+    return fmt::format("    v = vec4<f32>({}, {}, {}, {});\n", activation_wgsl(f.activation, "v.x"),
+                       activation_wgsl(f.activation, "v.y"), activation_wgsl(f.activation, "v.z"),
+                       activation_wgsl(f.activation, "v.w"));
+}
+
+std::string scale_step(const GemmShapeFlags& f) {
+    if (!scales(f)) return "";
+    if (f.scale_rows) return "    v *= f32(scale[r]);\n";
+    return "    for (var j = 0u; j < 4u; j++) {\n"
+           "        if (c + j < params.N) {\n"
+           "            v[j] *= f32(scale[c + j]);\n"
+           "        }\n"
+           "    }\n";
+}
+
+// Stores round to float16 once, here.
+std::string store_c_step(const GemmShapeFlags& f) {
+    const bool c_f16 = f.f16 && !f.split_k;
+    if (f.vec_c) {
+        return fmt::format("    if (c < params.N) {{\n"
+                           "        C[(base + r * params.N + c) / 4u] = {};\n"
+                           "    }}\n",
+                           c_f16 ? "vec4<f16>(v)" : "v");
+    }
+    std::string st = "    let at = base + r * params.N + c;\n";
+    for (int j = 0; j < 4; ++j) {
+        st += fmt::format("    if (c + {}u < params.N) {{ C[at + {}u] = {}; }}\n", j, j,
+                          c_f16 ? fmt::format("f16(v.{})", kLanes[j])
+                                : fmt::format("v.{}", kLanes[j]));
+    }
+    return st;
+}
+
+// Residual loads widen to f32.
+std::string add_residual_step(const GemmShapeFlags& f) {
+    if (f.vec_c) {
+        const std::string load = "residual[(base + r * params.N + c) / 4u]";
+        return fmt::format("        if (c < params.N) {{\n"
+                           "            v += {};\n"
+                           "        }}\n",
+                           f.f16 ? "vec4<f32>(" + load + ")" : load);
+    }
+    std::string st = "        let at = base + r * params.N + c;\n";
+    for (int j = 0; j < 4; ++j) {
+        const std::string load = fmt::format("residual[at + {}u]", j);
+        st += fmt::format("        if (c + {}u < params.N) {{ v.{} += {}; }}\n", j, kLanes[j],
+                          f.f16 ? "f32(" + load + ")" : load);
+    }
+    return st;
+}
+
+// Accumulators acc<row>_<column group>, prefetch registers pa<n>, pb<n>, and an implicit-GEMM
+// convolution's column windows.
+std::string declarations(const GemmVariant& v, const Operand& a, const Operand& b) {
+    std::string decl;
+    for (uint32_t i = 0; i < v.tm; ++i) {
+        for (uint32_t h = 0; h < v.tn / 4; ++h) {
+            decl += fmt::format("    var acc{}_{} = vec4<f32>(0.0);\n", i, h);
+        }
+    }
+    for (const Operand* o : {&a, &b}) {
+        for (uint32_t n = 0; n * v.invocations() < slots(v, *o); ++n) {
+            decl += fmt::format("    var p{}{} = vec4<f32>(0.0);\n", o->name, n);
+        }
+    }
+    if (b.conv) decl += conv_column_slots(v, b);
+    return decl;
+}
+
+// One block per k of the step: this invocation's TM / 4 vec4 of A (row groups spaced WG_Y apart
+// in the tile) and TN / 4 vec4 of B, then TM x TN / 4 vec4 FMAs.
+std::string compute_step(const GemmVariant& v) {
+    const uint32_t groups_n = v.tn / 4;
+    std::string compute;
+    for (uint32_t kk = 0; kk < v.bk; ++kk) {
+        compute += "        {\n";
+        for (uint32_t g = 0; g < v.tm / 4; ++g) {
+            compute += fmt::format("            let a{} = tile_a[ty + {}u];\n", g,
+                                   kk * (v.bm() / 4) + g * v.wg_y);
+        }
+        for (uint32_t h = 0; h < groups_n; ++h) {
+            compute += fmt::format("            let b{} = tile_b[tx + {}u];\n", h,
+                                   kk * (v.bn() / 4) + h * v.wg_x);
+        }
+        for (uint32_t i = 0; i < v.tm; ++i) {
+            for (uint32_t h = 0; h < groups_n; ++h) {
+                compute += fmt::format(
+                    "            acc{0}_{1} = fma(vec4<f32>(a{2}.{3}), b{1}, acc{0}_{1});\n", i, h,
+                    i / 4, kLanes[i % 4]);
+            }
+        }
+        compute += "        }\n";
+    }
+    return compute;
+}
+
+// store_c of each accumulator at its row and columns.
+std::string epilogue_stores(const GemmVariant& v) {
+    std::string epilogue;
+    for (uint32_t i = 0; i < v.tm; ++i) {
+        for (uint32_t h = 0; h < v.tn / 4; ++h) {
+            epilogue += fmt::format(
+                "    store_c(c_base, z, m0 + (ty + {}u) * 4u + {}u, n0 + (tx + {}u) * 4u, "
+                "acc{}_{});\n",
+                (i / 4) * v.wg_y, i % 4, h * v.wg_x, i, h);
+        }
+    }
+    return epilogue;
+}
+
+GemmPieces pieces(const GemmVariant& v, const GemmShapeFlags& f, const Operand& a,
+                  const Operand& b) {
+    return {
+        .scale_binding = scale_binding(f),
+        .fetch_a = fetch_body(a),
+        .fetch_b = fetch_body(b),
+        .store_c = store_c_step(f),
+        .activate = activate_step(f),
+        .scale = scale_step(f),
+        .add_residual = add_residual_step(f),
+        .declare = declarations(v, a, b),
+        .prefetch_first = prefetch(v, a, "    ") + prefetch(v, b, "    "),
+        .store_tiles = store_tile(v, a, "        ") + store_tile(v, b, "        "),
+        .prefetch_next = prefetch(v, a, "            ") + prefetch(v, b, "            "),
+        .compute = compute_step(v),
+        .epilogue = epilogue_stores(v),
+    };
 }
 
 }  // namespace
@@ -290,169 +502,19 @@ uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint
 }
 
 std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
-    const Operand a{'a', "A", "params.M", "m0", "a_base", v.bm(), !f.trans_a, f.vec_a, f.f16};
     const bool conv = f.implicit_conv();
     if (conv && (f.trans_b || f.vec_b || f.has_scale || f.conv_kw == 0)) {
         throw std::logic_error(
             "gemm_wgsl: an implicit-GEMM convolution reads B stored, by scalars, without a scale");
     }
+    const Operand a{'a', "A", "params.M", "m0", "a_base", v.bm(), !f.trans_a, f.vec_a, f.f16};
     const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b, f.f16,
                     conv};
-    // Element types as stored. With split K, C is the float32 scratch of partial sums.
-    const char* s = f.f16 ? "f16" : "f32";
-    const bool c_f16 = f.f16 && !f.split_k;
-    const std::string vs = fmt::format("vec4<{}>", s);
-    const char* cs = c_f16 ? "f16" : "f32";
-    const std::string vcs = fmt::format("vec4<{}>", cs);
-    std::string text = fmt::format(
-        "{}// Variant {} ({}{}{}{}{}{}{})\n"
-        "const BM = {}u;\nconst BN = {}u;\nconst BK = {}u;\nconst WG_X = {}u;\nconst WG_Y = {}u;\n"
-        "const HAS_BIAS = {};\nconst HAS_RESIDUAL = {};\nconst HAS_CLAMP = {};\n"
-        "const SPLIT_K = {};\n"
-        "alias AElem = {};\nalias BElem = {};\nalias CElem = {};\n"
-        "alias BiasElem = {};\nalias RElem = {};\n\n",
-        f.f16 ? "enable f16;\n" : "", v.name, f.trans_a ? "A^T" : "A",
-        f.trans_b ? std::string(" B^T")
-                  : conv ? fmt::format(" B = conv {}x{} input", f.conv_kh, f.conv_kw)
-                         : std::string(" B"),
-        f.vec_a ? " vec_a" : "", f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
-        f.split_k ? " split-K" : (std::string(f.has_bias ? " bias" : "") +
-                                  std::string(activation_label(f.activation)) +
-                                  (f.has_scale ? (f.scale_rows ? " scale rows" : " scale") : "") +
-                                  (f.has_residual ? " residual" : "") +
-                                  (f.has_clamp ? " clamp" : "")),
-        f.f16 ? " f16" : "", v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
-        f.has_residual && !f.split_k, f.has_clamp && !f.split_k, f.split_k,
-        f.vec_a ? vs : std::string(s), f.vec_b ? vs : std::string(s),
-        f.vec_c ? vcs : std::string(cs), s, f.vec_c ? vs : std::string(s));
-    text += wgsl::ops_matmul_gemm_params;
-    // The activation and the scale (absent with split K, whose reduce pass applies them) add
-    // their code, the math they call and the scale's binding; without them those lines are
-    // empty and the text is that of a GEMM without these steps.
-    const bool activate = f.activation != Activation::none && !f.split_k;
-    const bool scale = f.has_scale && !f.split_k;
-    if (activate) text += wgsl::ops_common_math;
+    // The constants, the uniform, the math an activation calls, then the template filled in.
+    std::string text = header(v, f) + std::string(wgsl::ops_matmul_gemm_params);
+    if (activates(f)) text += wgsl::ops_common_math;
     text += wgsl::ops_matmul_gemm;
-    replace_marker(
-        text, "SCALE_BINDING",
-        scale ? fmt::format("@group(0) @binding(6) var<storage, read> scale: array<{}>;\n", s)
-              : std::string());
-    if (activate) {
-        // Per lane (the math functions take f32); for GELU the line reads as it did before the
-        // other activations existed.
-        replace_marker(text, "ACTIVATE",
-                       fmt::format("    v = vec4<f32>({}, {}, {}, {});\n",
-                                   activation_wgsl(f.activation, "v.x"),
-                                   activation_wgsl(f.activation, "v.y"),
-                                   activation_wgsl(f.activation, "v.z"),
-                                   activation_wgsl(f.activation, "v.w")));
-    } else {
-        replace_marker(text, "ACTIVATE", "");
-    }
-    if (scale && f.scale_rows) {
-        replace_marker(text, "SCALE", "    v *= f32(scale[r]);\n");
-    } else if (scale) {
-        replace_marker(text, "SCALE",
-                       "    for (var j = 0u; j < 4u; j++) {\n"
-                       "        if (c + j < params.N) {\n"
-                       "            v[j] *= f32(scale[c + j]);\n"
-                       "        }\n"
-                       "    }\n");
-    } else {
-        replace_marker(text, "SCALE", "");
-    }
-
-    replace_marker(text, "FETCH_A", fetch_body(a));
-    replace_marker(text, "FETCH_B", fetch_body(b));
-
-    // Stores round to float16 once, here; residual loads widen to f32.
-    if (f.vec_c) {
-        replace_marker(text, "STORE_C",
-                       fmt::format("    if (c < params.N) {{\n"
-                                   "        C[(base + r * params.N + c) / 4u] = {};\n"
-                                   "    }}\n",
-                                   c_f16 ? "vec4<f16>(v)" : "v"));
-    } else {
-        std::string st = "    let at = base + r * params.N + c;\n";
-        for (int j = 0; j < 4; ++j) {
-            st += fmt::format("    if (c + {}u < params.N) {{ C[at + {}u] = {}; }}\n", j, j,
-                              c_f16 ? fmt::format("f16(v.{})", kLanes[j])
-                                    : fmt::format("v.{}", kLanes[j]));
-        }
-        replace_marker(text, "STORE_C", st);
-    }
-
-    if (f.vec_c) {
-        const std::string load = "residual[(base + r * params.N + c) / 4u]";
-        replace_marker(text, "ADD_RESIDUAL",
-                       fmt::format("        if (c < params.N) {{\n"
-                                   "            v += {};\n"
-                                   "        }}\n",
-                                   f.f16 ? "vec4<f32>(" + load + ")" : load));
-    } else {
-        std::string st = "        let at = base + r * params.N + c;\n";
-        for (int j = 0; j < 4; ++j) {
-            const std::string load = fmt::format("residual[at + {}u]", j);
-            st += fmt::format("        if (c + {}u < params.N) {{ v.{} += {}; }}\n", j,
-                              kLanes[j], f.f16 ? "f32(" + load + ")" : load);
-        }
-        replace_marker(text, "ADD_RESIDUAL", st);
-    }
-
-    // Accumulators acc<row>_<column group>, prefetch registers pa<n>, pb<n>.
-    const uint32_t groups_n = v.tn / 4;
-    std::string decl;
-    for (uint32_t i = 0; i < v.tm; ++i) {
-        for (uint32_t h = 0; h < groups_n; ++h) {
-            decl += fmt::format("    var acc{}_{} = vec4<f32>(0.0);\n", i, h);
-        }
-    }
-    for (const Operand* o : {&a, &b}) {
-        for (uint32_t n = 0; n * v.invocations() < slots(v, *o); ++n) {
-            decl += fmt::format("    var p{}{} = vec4<f32>(0.0);\n", o->name, n);
-        }
-    }
-    if (conv) decl += conv_column_slots(v, b);
-    replace_marker(text, "DECLARE", decl);
-    replace_marker(text, "PREFETCH_FIRST", prefetch(v, a, "    ") + prefetch(v, b, "    "));
-    replace_marker(text, "PREFETCH_NEXT",
-                   prefetch(v, a, "            ") + prefetch(v, b, "            "));
-    replace_marker(text, "STORE_TILES", store_tile(v, a, "        ") + store_tile(v, b, "        "));
-
-    // One block per k of the step: this invocation's TM / 4 vec4 of A (row groups spaced WG_Y
-    // apart in the tile) and TN / 4 vec4 of B, then TM x TN / 4 vec4 FMAs.
-    std::string compute;
-    for (uint32_t kk = 0; kk < v.bk; ++kk) {
-        compute += "        {\n";
-        for (uint32_t g = 0; g < v.tm / 4; ++g) {
-            compute += fmt::format("            let a{} = tile_a[ty + {}u];\n", g,
-                                   kk * (v.bm() / 4) + g * v.wg_y);
-        }
-        for (uint32_t h = 0; h < groups_n; ++h) {
-            compute += fmt::format("            let b{} = tile_b[tx + {}u];\n", h,
-                                   kk * (v.bn() / 4) + h * v.wg_x);
-        }
-        for (uint32_t i = 0; i < v.tm; ++i) {
-            for (uint32_t h = 0; h < groups_n; ++h) {
-                compute += fmt::format(
-                    "            acc{0}_{1} = fma(vec4<f32>(a{2}.{3}), b{1}, acc{0}_{1});\n", i, h,
-                    i / 4, kLanes[i % 4]);
-            }
-        }
-        compute += "        }\n";
-    }
-    replace_marker(text, "COMPUTE", compute);
-
-    std::string epilogue;
-    for (uint32_t i = 0; i < v.tm; ++i) {
-        for (uint32_t h = 0; h < groups_n; ++h) {
-            epilogue += fmt::format(
-                "    store_c(c_base, z, m0 + (ty + {}u) * 4u + {}u, n0 + (tx + {}u) * 4u, "
-                "acc{}_{});\n",
-                (i / 4) * v.wg_y, i % 4, h * v.wg_x, i, h);
-        }
-    }
-    replace_marker(text, "EPILOGUE", epilogue);
+    splice(text, pieces(v, f, a, b));
     if (conv) {
         // The kernel size as constants (gemm_implicit_conv.wgsl divides by them), then the
         // gather; WGSL declarations may follow their use.
