@@ -11,6 +11,7 @@ ProfileSummary profile_recording(Context& ctx, int runs) {
     ProfileSummary out;
     out.runs = runs;
     std::vector<Profile> profiles;
+    profiles.reserve(size_t(runs));
     for (int r = 0; r < runs; ++r) profiles.push_back(ctx.profile());
     const auto& first = profiles.front().dispatches;
     out.dispatches = first.size();
@@ -20,6 +21,7 @@ ProfileSummary profile_recording(Context& ctx, int runs) {
     std::map<std::string, size_t> index_of;  // scope -> row
     for (size_t d = 0; d < first.size(); ++d) {
         std::vector<double> ms;
+        ms.reserve(profiles.size());
         for (const Profile& p : profiles) ms.push_back(p.dispatches.at(d).ms);
         std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
         double median = ms[ms.size() / 2];

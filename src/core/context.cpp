@@ -55,7 +55,8 @@ Tensor ContextState::make_tensor(std::shared_ptr<BufferRef> buffer, uint64_t off
     return Tensor(std::move(impl));
 }
 
-std::shared_ptr<const Kernel::Impl> ContextState::kernel(std::string_view label, std::string wgsl,
+std::shared_ptr<const Kernel::Impl> ContextState::kernel(std::string_view label,
+                                                         const std::string& wgsl,
                                                          std::span<const Override> overrides,
                                                          bool builtin) {
     ensure_usable();

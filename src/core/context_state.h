@@ -164,7 +164,7 @@ class ContextState : public std::enable_shared_from_this<ContextState> {
                        const Shape& shape);
     // A compiled kernel, cached by text, override values and whether it is the engine's own
     // (`builtin`: compiled with DeviceInfo::builtin_shader_checks, else shader_checks).
-    std::shared_ptr<const Kernel::Impl> kernel(std::string_view label, std::string wgsl,
+    std::shared_ptr<const Kernel::Impl> kernel(std::string_view label, const std::string& wgsl,
                                                std::span<const Override> overrides, bool builtin);
 
     RecordingState& recording() { return *recording_; }

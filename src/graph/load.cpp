@@ -63,7 +63,7 @@ Graph load_pte_bytes(SharedBytes pte, std::string_view method, SharedBytes ptd,
     const PteFile file(std::move(pte), name);
     if (!ptd) return lower_method(file, method);
     const NamedDataMap external = read_ptd(ptd, ptd_name);
-    return lower_method(file, method, &external, ptd);
+    return lower_method(file, method, &external, std::move(ptd));
 }
 
 std::vector<std::string> pte_method_names(SharedBytes pte, const std::string& name) {

@@ -73,8 +73,9 @@ std::vector<Detection> decode_anchor_free_dfl(const DflDecode& d, int input_heig
             if (!(score > d.score_threshold)) continue;  // NaN never passes
             if (!decoded) {
                 const int64_t cell = r - L.first_row;
-                const double cx = (double(cell % L.cols) + d.center_offset) * double(L.stride);
-                const double cy = (double(cell / L.cols) + d.center_offset) * double(L.stride);
+                const int64_t row = cell / L.cols, col = cell % L.cols;
+                const double cx = (double(col) + d.center_offset) * double(L.stride);
+                const double cy = (double(row) + d.center_offset) * double(L.stride);
                 double dist[4];
                 for (int side = 0; side < 4; ++side) {
                     dist[side] = dfl_expectation(boxes.subspan(size_t((r * 4 + side) * bins),

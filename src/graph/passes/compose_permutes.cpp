@@ -23,6 +23,7 @@ std::optional<std::vector<int64_t>> permute_of(const Graph& g, size_t i) {
 
 std::vector<int64_t> permuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
     std::vector<int64_t> out;
+    out.reserve(perm.size());
     for (int64_t d : perm) out.push_back(dims[static_cast<size_t>(d)]);
     return out;
 }
