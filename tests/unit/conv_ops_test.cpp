@@ -210,6 +210,10 @@ const std::vector<ConvCase>& conv_cases() {
         {"gemm_1x7", {2, 6, 9, 20}, {9, 6, 1, 7}, true, {1, 1}, {0, 3}, {1, 1}},
         {"gemm_stride2_dilation2", {1, 5, 21, 18}, {9, 5, 3, 3}, false, {2, 2}, {2, 1}, {2, 3}},
         {"gemm_stem_7x7", {1, 3, 31, 30}, {16, 3, 7, 7}, true, {2, 2}, {3, 3}, {1, 1}},
+        // A weight smaller than one vec4 (8 bytes) with a vec4 output and no residual: the
+        // residual's placeholder binding must still hold a vec4.
+        {"gemm_tiny_weight", {2, 2, 4, 5}, {1, 2, 1, 1}, true, {2, 2}, {1, 1}, {1, 1}},
+        {"gemm_tiny_weight_and_input", {1, 1, 1, 2}, {1, 1, 1, 1}, false, {1, 1}, {1, 1}, {1, 1}},
         // One input channel per group and < 4 outputs per group: the depthwise kernel.
         {"depthwise_3x3", {2, 8, 13, 11}, {8, 1, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, false, {}, 8},
         {"depthwise_stride2", {1, 7, 12, 17}, {7, 1, 3, 3},

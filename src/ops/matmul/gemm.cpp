@@ -248,12 +248,20 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     const bool bind_scale = f.has_scale && !f.split_k;
     const Binding sixth = call.conv ? Binding::uniform(*call.conv)
                                     : bind_scale ? Binding(*call.scale) : Binding(call.a);
+    // An absent residual binds an operand too, never read but declared with C's element (a
+    // vec4 with vec_c): A, else B, else a scratch, whichever first holds one.
+    const auto no_residual = [&]() -> Tensor {
+        for (const Tensor* t : {&call.a, &call.b}) {
+            if (t->numel() >= 4) return *t;
+        }
+        return rec.scratch(dt, {4});
+    };
     const Binding bindings[] = {call.a,
                                 call.b,
                                 f.has_bias && !f.split_k ? *call.bias : call.a,
                                 c,
                                 Binding::uniform(tile_u),
-                                f.has_residual && !f.split_k ? *call.residual : call.a,
+                                f.has_residual && !f.split_k ? *call.residual : no_residual(),
                                 sixth};
     rec.dispatch(k, std::span<const Binding>(bindings, bind_scale || call.conv ? 7 : 6), grid);
     if (f.split_k) record_splitk_reduce(rec, label, call, c, u, f.has_bias, dt);
