@@ -164,17 +164,16 @@ struct Candidate {
     std::string label;
 };
 
-void run_case(Context& ctx, const MeasureOptions& options, const std::string& filter,
-              DType dtype, const AttentionCase& c, const Candidate& kernel,
-              std::vector<Result>& rows) {
+void run_case(Context& ctx, const MeasureOptions& options, const std::string& filter, DType dtype,
+              const AttentionCase& c, const Candidate& kernel, std::vector<Result>& rows) {
     Result r;
     r.group = "attention";
     const std::string sizes = c.d == c.dv && c.lq == c.lk
                                   ? fmt::format("{}x{}x{}", c.heads, c.lk, c.d)
                                   : fmt::format("{}x{}x{}x{}x{}", c.heads, c.lq, c.lk, c.d, c.dv);
-    r.name = fmt::format("attention {}{}{} ({}){}{}", c.check ? "check " : "", sizes,
-                         dtype_suffix(dtype), c.where, kernel.label.empty() ? "" : " ",
-                         kernel.label);
+    r.name =
+        fmt::format("attention {}{}{} ({}){}{}", c.check ? "check " : "", sizes,
+                    dtype_suffix(dtype), c.where, kernel.label.empty() ? "" : " ", kernel.label);
     if (!filter.empty() && r.name.find(filter) == std::string::npos) return;
     fmt::print(stderr, "  {}\n", r.name);
 
@@ -185,7 +184,7 @@ void run_case(Context& ctx, const MeasureOptions& options, const std::string& fi
     const Shape out_shape{c.heads, c.lq, c.dv};
     std::vector<float> fill(size_t(c.heads * c.lq * c.dv), 12345.0f);
     Tensor out = c.masked_rows && !c.zero_masked_rows ? upload(ctx, dtype, out_shape, fill)
-                                                       : poisoned(ctx, dtype, out_shape);
+                                                      : poisoned(ctx, dtype, out_shape);
     const double scale = 1.0 / std::sqrt(double(c.d));
     const double element_bytes = dtype == DType::f16 ? 2.0 : 4.0;
     r.flops = 2.0 * double(c.heads) * double(c.lq) * double(c.lk) * double(c.d + c.dv);

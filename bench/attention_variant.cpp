@@ -33,8 +33,8 @@ uint32_t parse_count(const AttentionVariant& v, const std::string& key, const st
     uint32_t n = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
     if (ec != std::errc() || end != text.data() + text.size() || n < 1 || n > max) {
-        throw InvalidArgument(fmt::format("{}: {}={} must be a whole number in [1, {}].", v.path,
-                                          key, text, max));
+        throw InvalidArgument(
+            fmt::format("{}: {}={} must be a whole number in [1, {}].", v.path, key, text, max));
     }
     return n;
 }
@@ -74,7 +74,8 @@ void parse_directive(AttentionVariant& v) {
         } else {
             throw InvalidArgument(fmt::format(
                 "{}: the directive '{}' has '{}'; it takes rows=N, wg=N, overrides=D,DV,LK,WG "
-                "and vec4=q,k,v.", v.path, first, item));
+                "and vec4=q,k,v.",
+                v.path, first, item));
         }
     }
 }
@@ -125,12 +126,16 @@ void AttentionVariantOp::record(Recorder& rec, const Args& args) const {
     const DeviceLimits& lim = rec.device().limits;
     const int64_t groups = (Lq + var.rows - 1) / var.rows;
     if (B > lim.max_workgroups_per_dimension || groups > lim.max_workgroups_per_dimension) {
-        args.fail(fmt::format("sizes [{}, {}, {}, {}, {}] need more workgroups than the device "
-                              "allows per dimension.", B, Lq, Lk, D, DV));
+        args.fail(
+            fmt::format("sizes [{}, {}, {}, {}, {}] need more workgroups than the device "
+                        "allows per dimension.",
+                        B, Lq, Lk, D, DV));
     }
     if (var.wg > lim.max_workgroup_invocations) {
-        args.fail(fmt::format("{} declares wg={}; the device allows {} invocations per "
-                              "workgroup.", var.path, var.wg, lim.max_workgroup_invocations));
+        args.fail(
+            fmt::format("{} declares wg={}; the device allows {} invocations per "
+                        "workgroup.",
+                        var.path, var.wg, lim.max_workgroup_invocations));
     }
 
     std::vector<Override> overrides;

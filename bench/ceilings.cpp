@@ -105,8 +105,8 @@ double fma_reference(uint32_t i, uint32_t iters, bool f16) {
 Result copy_ceiling(Context& ctx, const MeasureOptions& options) {
     const DeviceLimits& lim = ctx.device_info().limits;
     // 256 MiB per buffer (well past any cache), or what one binding allows.
-    uint64_t bytes = std::min<uint64_t>({uint64_t(256) << 20, lim.max_storage_binding_bytes,
-                                         lim.max_buffer_bytes});
+    uint64_t bytes = std::min<uint64_t>(
+        {uint64_t(256) << 20, lim.max_storage_binding_bytes, lim.max_buffer_bytes});
     bytes = bytes / 16 * 16;
     const int64_t n = static_cast<int64_t>(bytes / 4);
     std::vector<float> data = random_values(n, 1);
@@ -118,7 +118,10 @@ Result copy_ceiling(Context& ctx, const MeasureOptions& options) {
     r.name = fmt::format("copy {} MiB", bytes >> 20);
     r.bytes = 2.0 * double(bytes);
     Measured m = measure(
-        ctx, [&] { ctx.record(op, {src, dst}); },
+        ctx,
+        [&] {
+            ctx.record(op, {src, dst});
+        },
         [&] {
             std::vector<float> got = dst.get_data<float>();
             r.checked = fmt::format("all {} elements (exact)", n);
@@ -174,7 +177,8 @@ Result fma_ceiling(Context& ctx, const MeasureOptions& options, bool f16) {
     }
     r.flops = 256.0 * double(iters) * double(threads);
     FmaOp op(f16, iters);
-    Measured m = measure(ctx, [&] { ctx.record(op, {out}); }, [] { return true; }, options);
+    Measured m = measure(
+        ctx, [&] { ctx.record(op, {out}); }, [] { return true; }, options);
     r.ok = m.ok;
     r.timing = m.timing;
     return r;

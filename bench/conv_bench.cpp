@@ -40,8 +40,9 @@ std::string kind(const ConvCase& c) {
 }
 
 // float64 convolution (bias included), [N, C_out, H_out, W_out].
-std::vector<double> reference(const ConvCase& c, int64_t ho, int64_t wo, const std::vector<float>& in,
-                              const std::vector<float>& w, const std::vector<float>& bias) {
+std::vector<double> reference(const ConvCase& c, int64_t ho, int64_t wo,
+                              const std::vector<float>& in, const std::vector<float>& w,
+                              const std::vector<float>& bias) {
     const int64_t cin_g = c.c_in / c.groups, cout_g = c.c_out / c.groups;
     std::vector<double> out(c.batch * c.c_out * ho * wo);
     for (int64_t n = 0; n < c.batch; ++n) {
@@ -76,8 +77,8 @@ constexpr double kConvTolerance = 1e-4;
 
 }  // namespace
 
-void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& filter,
-                DType dtype, std::vector<Result>& rows) {
+void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& filter, DType dtype,
+                std::vector<Result>& rows) {
     const double element = dtype == DType::f16 ? 2.0 : 4.0;
     for (const ConvCase& c : kCases) {
         const int64_t ho = (c.h + 2 * c.pad - c.k) / c.stride + 1;
@@ -100,7 +101,8 @@ void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& 
         Tensor tout = poisoned(ctx, dtype, {c.batch, c.c_out, ho, wo});  // unwritten outputs fail
 
         r.flops = 2.0 * double(c.batch * c.c_out * ho * wo) * double(cin_g * c.k * c.k);
-        r.bytes = element * double(in.size() + w.size() + bias.size() + c.batch * c.c_out * ho * wo);
+        r.bytes =
+            element * double(in.size() + w.size() + bias.size() + c.batch * c.c_out * ho * wo);
         const std::vector<int64_t> stride{c.stride, c.stride}, pad{c.pad, c.pad}, one{1, 1},
             zero{0, 0};
         Measured m = measure(

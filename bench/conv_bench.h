@@ -14,7 +14,7 @@ namespace wgx::bench {
 
 // `filter`: keep only cases whose name contains it (empty: all). `dtype`: float32, or float16
 // tensors (float32 arithmetic; rows named "... f16", bytes counted at 2 per element).
-void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& filter,
-                DType dtype, std::vector<Result>& rows);
+void bench_conv(Context& ctx, const MeasureOptions& options, const std::string& filter, DType dtype,
+                std::vector<Result>& rows);
 
 }  // namespace wgx::bench

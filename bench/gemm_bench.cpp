@@ -122,8 +122,8 @@ class BaselineMmOp final : public Op {
 
 }  // namespace
 
-void bench_gemm(Context& ctx, const MeasureOptions& options, const std::string& filter,
-                DType dtype, std::vector<Result>& rows) {
+void bench_gemm(Context& ctx, const MeasureOptions& options, const std::string& filter, DType dtype,
+                std::vector<Result>& rows) {
     const double element = dtype == DType::f16 ? 2.0 : 4.0;
     for (const GemmCase& g : kCases) {
         const std::string op_name = g.op;
@@ -169,8 +169,7 @@ void bench_gemm(Context& ctx, const MeasureOptions& options, const std::string& 
             options);
         r.ok = m.ok;
         r.timing = m.timing;
-        const ops::GemmVariant& v =
-            ops::choose_gemm_variant(ctx.device_info(), g.M, g.N, g.batch);
+        const ops::GemmVariant& v = ops::choose_gemm_variant(ctx.device_info(), g.M, g.N, g.batch);
         r.kernel = m.timing.kernels.empty() ? fmt::format("gemm {} (default choice)", v.name)
                                             : kernel_names(m.timing.kernels);
         rows.push_back(std::move(r));
@@ -186,8 +185,10 @@ SweepShape parse_sweep_shape(const std::string& text) {
         char* end = nullptr;
         long long v = std::strtoll(part.c_str(), &end, 10);
         if (part.empty() || *end != '\0' || v < 1 || v > (1 << 20)) {
-            throw InvalidArgument(fmt::format("bad sweep shape '{}': expected S, MxKxN or BxMxKxN "
-                                              "with sizes 1..1048576", text));
+            throw InvalidArgument(
+                fmt::format("bad sweep shape '{}': expected S, MxKxN or BxMxKxN "
+                            "with sizes 1..1048576",
+                            text));
         }
         dims.push_back(v);
         if (x == std::string::npos) break;
@@ -210,8 +211,9 @@ void sweep_gemm(Context& ctx, const MeasureOptions& options, const std::vector<S
         Tensor tb = ctx.tensor(DType::f32, {s.batch, s.K, s.N}).set_data(b);
         Tensor tc = ctx.tensor(DType::f32, {s.batch, s.M, s.N});
         GemmCheck check{s.batch, s.M, s.K, s.N, a, b, nullptr, false, false};
-        const std::string name = s.batch == 1 ? fmt::format("gemm {}x{}x{}", s.M, s.K, s.N)
-                                              : fmt::format("gemm {}x{}x{}x{}", s.batch, s.M, s.K, s.N);
+        const std::string name = s.batch == 1
+                                     ? fmt::format("gemm {}x{}x{}", s.M, s.K, s.N)
+                                     : fmt::format("gemm {}x{}x{}x{}", s.batch, s.M, s.K, s.N);
         // Times one kernel writing `out` (poisoned first, so a kernel that writes nothing cannot
         // pass on the previous kernel's result).
         auto run = [&](const std::string& kernel, const Op& gemm, std::vector<Arg> args,

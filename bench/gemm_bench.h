@@ -14,8 +14,8 @@ namespace wgx::bench {
 // Square mm, skinny linear (batch 1), ViT-sized linear and attention-shaped bmm. `filter`: keep
 // only cases whose name contains it (empty: all). `dtype`: float32, or float16 tensors (float32
 // arithmetic; rows named "... f16", bytes counted at 2 per element).
-void bench_gemm(Context& ctx, const MeasureOptions& options, const std::string& filter,
-                DType dtype, std::vector<Result>& rows);
+void bench_gemm(Context& ctx, const MeasureOptions& options, const std::string& filter, DType dtype,
+                std::vector<Result>& rows);
 
 // A sweep problem: C [batch, M, N] = A [batch, M, K] @ B [batch, K, N].
 struct SweepShape {

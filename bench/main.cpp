@@ -38,7 +38,8 @@ bool has(const std::vector<std::string>& groups, const char* g) {
 
 int main(int argc, char** argv) {
     setenv("XDG_RUNTIME_DIR", "/tmp", 0);  // silences Mesa's Wayland probe on headless machines
-    CLI::App app{"wgx_microbench: device ceilings, GEMM, convolution and attention micro-benchmarks"};
+    CLI::App app{
+        "wgx_microbench: device ceilings, GEMM, convolution and attention micro-benchmarks"};
     wgx::DeviceOptions device;
     wgx::bench::MeasureOptions measure;
     bool json = false, sweep = false, list_variants = false;
@@ -54,30 +55,40 @@ int main(int argc, char** argv) {
     app.add_flag("--no-cpu{false}", device.allow_cpu, "Never fall back to a CPU adapter");
     app.add_flag("--json", json, "One JSON object instead of the tables");
     app.add_option("--json-out", json_out, "Also write the JSON object to this file");
-    app.add_option("--groups", groups, "Which groups: ceiling, gemm, conv, attention")->delimiter(',')
+    app.add_option("--groups", groups, "Which groups: ceiling, gemm, conv, attention")
+        ->delimiter(',')
         ->capture_default_str();
     app.add_option("--only", only,
                    "Only GEMM/conv/attention cases whose name contains this text (a kernel file's "
                    "attention rows end with the file's name)");
-    app.add_option("--dtype", dtypes,
-                   "Tensor types of the GEMM, conv and attention cases: f32, f16 (float16 storage, float32 "
-                   "arithmetic)")
-        ->delimiter(',')->capture_default_str()->check(CLI::IsMember({"f32", "f16"}));
-    app.add_flag("--sweep", sweep, "Time every GEMM tile variant (and the kernel before them) per problem");
+    app.add_option(
+           "--dtype", dtypes,
+           "Tensor types of the GEMM, conv and attention cases: f32, f16 (float16 storage, float32 "
+           "arithmetic)")
+        ->delimiter(',')
+        ->capture_default_str()
+        ->check(CLI::IsMember({"f32", "f16"}));
+    app.add_flag("--sweep", sweep,
+                 "Time every GEMM tile variant (and the kernel before them) per problem");
     app.add_option("--sweep-shapes", sweep_shapes,
                    "Problems of --sweep: S (square), MxKxN or BxMxKxN (batched)")
-        ->delimiter(',')->capture_default_str();
+        ->delimiter(',')
+        ->capture_default_str();
     app.add_option("--sweep-splits", sweep_splits,
                    "K chunk counts of --sweep per variant: 0 = the default choice, 1 = no split")
-        ->delimiter(',')->capture_default_str()->check(CLI::Range(0, 64));
-    app.add_flag("--wall", measure.wall, "Time with the wall clock even where GPU timestamps exist");
+        ->delimiter(',')
+        ->capture_default_str()
+        ->check(CLI::Range(0, 64));
+    app.add_flag("--wall", measure.wall,
+                 "Time with the wall clock even where GPU timestamps exist");
     app.add_option("--min-time", measure.min_seconds, "Seconds of timed work to aim for per case")
         ->capture_default_str();
     app.add_option("--warm-time", measure.warm_seconds,
                    "Seconds each case runs before it is timed, so the GPU's clocks are up")
         ->capture_default_str();
     app.add_option("--max-reps", measure.max_reps, "Calls per timed recording at most")
-        ->capture_default_str()->check(CLI::Range(1, 10000));
+        ->capture_default_str()
+        ->check(CLI::Range(1, 10000));
     app.add_option("--attention-wgsl", attention_files,
                    "Attention kernels from WGSL files (repeatable or a comma list), with "
                    "wgx.attention's bindings and Params; the first line may say what a file "
@@ -95,9 +106,10 @@ int main(int argc, char** argv) {
 
     if (list_variants) {
         for (const auto& v : wgx::ops::gemm_variants()) {
-            fmt::print("{:<18} workgroup {}x{}, {}x{} outputs per invocation, K step {}, {} bytes "
-                       "of workgroup memory\n",
-                       v.name, v.wg_x, v.wg_y, v.tm, v.tn, v.bk, v.workgroup_bytes());
+            fmt::print(
+                "{:<18} workgroup {}x{}, {}x{} outputs per invocation, K step {}, {} bytes "
+                "of workgroup memory\n",
+                v.name, v.wg_x, v.wg_y, v.tm, v.tn, v.bk, v.workgroup_bytes());
         }
         return 0;
     }
@@ -121,8 +133,9 @@ int main(int argc, char** argv) {
         }
         if (!variants.empty()) {
             if (!has(groups, "attention") || sweep) {
-                throw wgx::InvalidArgument("--attention-wgsl needs the attention group (and no "
-                                           "--sweep)");
+                throw wgx::InvalidArgument(
+                    "--attention-wgsl needs the attention group (and no "
+                    "--sweep)");
             }
             // A file's kernel is not a built-in op's, so it would keep the runtime checks that
             // the built-in kernel goes without: both without them, for a like comparison.
@@ -141,7 +154,8 @@ int main(int argc, char** argv) {
         if (sweep) {
             fmt::print(stderr, "GEMM variant sweep\n");
             std::vector<wgx::bench::SweepShape> shapes;
-            for (const auto& text : sweep_shapes) shapes.push_back(wgx::bench::parse_sweep_shape(text));
+            for (const auto& text : sweep_shapes)
+                shapes.push_back(wgx::bench::parse_sweep_shape(text));
             wgx::bench::sweep_gemm(ctx, measure, shapes, sweep_splits, rows);
         } else {
             std::vector<wgx::DType> types;
@@ -149,8 +163,9 @@ int main(int argc, char** argv) {
                 types.push_back(d == "f16" ? wgx::DType::f16 : wgx::DType::f32);
             }
             if (has(dtypes, "f16") && !ctx.device_info().features.shader_f16) {
-                throw wgx::InvalidArgument("--dtype f16 needs the adapter's shader-f16 feature, "
-                                           "which this device lacks");
+                throw wgx::InvalidArgument(
+                    "--dtype f16 needs the adapter's shader-f16 feature, "
+                    "which this device lacks");
             }
             if (has(groups, "gemm")) {
                 for (wgx::DType t : types) {

@@ -33,8 +33,8 @@ Measured measure(Context& ctx, const std::function<void()>& record,
     if (!ok) return out;
     out.ok = true;
 
-    const int reps = std::clamp(static_cast<int>(std::ceil(options.min_seconds / once)), 1,
-                                options.max_reps);
+    const int reps =
+        std::clamp(static_cast<int>(std::ceil(options.min_seconds / once)), 1, options.max_reps);
     // At least three timed calls in all, over as many runs of the recording as that takes.
     const int runs = std::max(1, (3 + reps - 1) / reps);
     for (int i = 0; i < reps; ++i) record();
@@ -62,7 +62,8 @@ Measured measure(Context& ctx, const std::function<void()>& record,
                 per_call.push_back(ms);
             }
             if (r == 0) {
-                for (size_t d = 0; d < per; ++d) out.timing.kernels.push_back(p.dispatches[d].kernel);
+                for (size_t d = 0; d < per; ++d)
+                    out.timing.kernels.push_back(p.dispatches[d].kernel);
             }
         }
         out.timing.method = inside ? "gpu-timestamps" : "gpu-timestamps (pass per dispatch)";

@@ -14,10 +14,10 @@
 namespace wgx::bench {
 
 struct MeasureOptions {
-    bool wall = false;         // wall clock even where timestamps exist
-    double min_seconds = 0.3;  // aim for at least this much timed GPU work per case
-    int max_reps = 50;         // calls per recording at most
-    double warm_seconds = 0.1; // the timed recording runs this long first (GPU clocks up)
+    bool wall = false;          // wall clock even where timestamps exist
+    double min_seconds = 0.3;   // aim for at least this much timed GPU work per case
+    int max_reps = 50;          // calls per recording at most
+    double warm_seconds = 0.1;  // the timed recording runs this long first (GPU clocks up)
 };
 
 struct Timing {

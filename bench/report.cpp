@@ -34,7 +34,8 @@ std::map<std::string, Best> sweep_best(const std::vector<Result>& rows) {
 std::string methods(const std::vector<Result>& rows) {
     std::string out;
     for (const Result& r : rows) {
-        if (!r.ok || r.timing.method.empty() || out.find(r.timing.method) != std::string::npos) continue;
+        if (!r.ok || r.timing.method.empty() || out.find(r.timing.method) != std::string::npos)
+            continue;
         out += (out.empty() ? "" : "; ") + r.timing.method;
     }
     return out;
@@ -102,18 +103,19 @@ nlohmann::json to_json(const DeviceInfo& device, const Ceilings& ceilings,
                        const std::vector<Result>& rows) {
     const auto& a = device.adapter;
     nlohmann::json out;
-    out["device"] = {{"name", a.name},     {"type", to_string(a.type)},
-                     {"backend", a.backend}, {"driver", a.driver},
+    out["device"] = {{"name", a.name},
+                     {"type", to_string(a.type)},
+                     {"backend", a.backend},
+                     {"driver", a.driver},
                      {"webgpu", webgpu_implementation()}};
     out["ceilings"] = {{"copy_gbps", ceilings.copy_gbps},
                        {"fma_f32_gflops", ceilings.fma_gflops},
                        {"fma_f16_gflops", ceilings.fma_f16_gflops}};
     nlohmann::json list = nlohmann::json::array();
     for (const Result& r : rows) {
-        nlohmann::json j = {{"group", r.group},     {"name", r.name},     {"kernel", r.kernel},
-                            {"ok", r.ok},           {"error", r.error},   {"checked", r.checked},
-                            {"failure", r.failure},
-                            {"flops", r.flops},     {"bytes", r.bytes}};
+        nlohmann::json j = {{"group", r.group},     {"name", r.name},   {"kernel", r.kernel},
+                            {"ok", r.ok},           {"error", r.error}, {"checked", r.checked},
+                            {"failure", r.failure}, {"flops", r.flops}, {"bytes", r.bytes}};
         if (r.ok) {
             j["ms"] = r.timing.ms;
             j["gflops"] = r.gflops();

@@ -61,7 +61,8 @@ std::string kernel_names(const std::vector<std::string>& labels) {
     std::string out;
     for (const std::string& label : labels) {
         size_t slash = label.find('/');
-        out += (out.empty() ? "" : ", ") + (slash == std::string::npos ? label : label.substr(slash + 1));
+        out += (out.empty() ? "" : ", ") +
+               (slash == std::string::npos ? label : label.substr(slash + 1));
     }
     return out;
 }

@@ -12,15 +12,15 @@
 namespace wgx::bench {
 
 struct Result {
-    std::string group;   // "ceiling", "gemm", "conv", "sweep"
-    std::string name;    // "mm 1024x1024x1024", "conv 3x3/1 64->64 56x56", ...
-    std::string kernel;  // the dispatches' labels, or the variant for a sweep row
-    double flops = 0;    // per call
-    double bytes = 0;    // per call: each input read once, each output written once
-    bool ok = false;     // matched its CPU reference (else no timing is reported)
-    double error = 0;    // max |got - want| / max(1, max |want|) over the checked outputs
-    std::string checked; // what was compared ("all 3211264 outputs", "2048 sampled outputs")
-    std::string failure; // why it did not run (a kernel file that did not compile), else empty
+    std::string group;    // "ceiling", "gemm", "conv", "sweep"
+    std::string name;     // "mm 1024x1024x1024", "conv 3x3/1 64->64 56x56", ...
+    std::string kernel;   // the dispatches' labels, or the variant for a sweep row
+    double flops = 0;     // per call
+    double bytes = 0;     // per call: each input read once, each output written once
+    bool ok = false;      // matched its CPU reference (else no timing is reported)
+    double error = 0;     // max |got - want| / max(1, max |want|) over the checked outputs
+    std::string checked;  // what was compared ("all 3211264 outputs", "2048 sampled outputs")
+    std::string failure;  // why it did not run (a kernel file that did not compile), else empty
     Timing timing;
 
     double gflops() const { return timing.ms > 0 ? flops / (timing.ms * 1e6) : 0; }

@@ -63,7 +63,8 @@ void print_profile(const ProfileSummary& p, double resident_median_ms, size_t to
         const OpTime& op = p.ops[i];
         double pct = p.gpu_sum_ms > 0 ? 100 * op.ms / p.gpu_sum_ms : 0;
         cum += pct;
-        fmt::print("{:>9.4f} {:>6.1f} {:>6.1f}  {:<40} {}\n", op.ms, pct, cum, op.scope, op.kernels);
+        fmt::print("{:>9.4f} {:>6.1f} {:>6.1f}  {:<40} {}\n", op.ms, pct, cum, op.scope,
+                   op.kernels);
     }
     if (p.ops.size() > top) fmt::print("  ... {} more ops\n", p.ops.size() - top);
 
@@ -73,7 +74,8 @@ void print_profile(const ProfileSummary& p, double resident_median_ms, size_t to
         ++count;
         ms += op.ms;
     }
-    std::vector<std::pair<std::string, std::pair<size_t, double>>> names(by_name.begin(), by_name.end());
+    std::vector<std::pair<std::string, std::pair<size_t, double>>> names(by_name.begin(),
+                                                                         by_name.end());
     std::sort(names.begin(), names.end(),
               [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
     fmt::print("\nBy op name:\n{:>9} {:>6} {:>6}  {}\n", "ms", "%", "count", "op");
@@ -81,15 +83,18 @@ void print_profile(const ProfileSummary& p, double resident_median_ms, size_t to
         fmt::print("{:>9.4f} {:>6.1f} {:>6}  {}\n", v.second,
                    p.gpu_sum_ms > 0 ? 100 * v.second / p.gpu_sum_ms : 0, v.first, name);
     }
-    fmt::print("\nsum of dispatch times {:.3f} ms; GPU-resident median {:.3f} ms (the difference is "
-               "launch gaps, barriers and copies)\n",
-               p.gpu_sum_ms, resident_median_ms);
+    fmt::print(
+        "\nsum of dispatch times {:.3f} ms; GPU-resident median {:.3f} ms (the difference is "
+        "launch gaps, barriers and copies)\n",
+        p.gpu_sum_ms, resident_median_ms);
 }
 
 nlohmann::json profile_json(const ProfileSummary& p) {
     nlohmann::json ops = nlohmann::json::array();
     for (const OpTime& op : p.ops) {
-        ops.push_back({{"op", op.scope}, {"kernels", op.kernels}, {"dispatches", op.dispatches},
+        ops.push_back({{"op", op.scope},
+                       {"kernels", op.kernels},
+                       {"dispatches", op.dispatches},
                        {"ms", op.ms}});
     }
     return {{"method", p.inside_passes ? "timestamps inside the pass" : "one pass per dispatch"},

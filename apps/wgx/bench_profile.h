@@ -14,7 +14,7 @@ struct OpTime {
     std::string scope;    // "#12 aten.convolution.default"
     std::string kernels;  // the labels of its dispatches
     size_t dispatches = 0;
-    double ms = 0;        // median over runs, summed over its dispatches
+    double ms = 0;  // median over runs, summed over its dispatches
 };
 
 struct ProfileSummary {

@@ -6,8 +6,8 @@ namespace wgx::cli {
 namespace {
 
 template <typename T>
-Command& add(Command& self, CLI::App* app, std::string_view names, T& into,
-             std::string_view help, const Rules& rules) {
+Command& add(Command& self, CLI::App* app, std::string_view names, T& into, std::string_view help,
+             const Rules& rules) {
     CLI::Option* o = app->add_option(std::string(names), into, std::string(help));
     if (rules.required) o->required();
     if (rules.show_default) o->capture_default_str();

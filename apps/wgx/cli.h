@@ -32,8 +32,8 @@ class Command {
   public:
     Command& option(std::string_view names, std::string& into, std::string_view help,
                     const Rules& rules = {});
-    Command& option(std::string_view names, std::vector<std::string>& into,
-                    std::string_view help, const Rules& rules = {});
+    Command& option(std::string_view names, std::vector<std::string>& into, std::string_view help,
+                    const Rules& rules = {});
     Command& option(std::string_view names, int& into, std::string_view help,
                     const Rules& rules = {});
     Command& option(std::string_view names, uint32_t& into, std::string_view help,

@@ -48,7 +48,8 @@ Stats stats(std::vector<double> v) {
     return s;
 }
 
-double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+double ms_between(std::chrono::steady_clock::time_point a,
+                  std::chrono::steady_clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
@@ -86,7 +87,8 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
         host_inputs.push_back(random_bytes(info, gen));
         io.push_back(ctx.tensor(info.dtype, info.shape).set_bytes(host_inputs.back()));
     }
-    for (const TensorInfo& info : program.outputs()) io.push_back(ctx.tensor(info.dtype, info.shape));
+    for (const TensorInfo& info : program.outputs())
+        io.push_back(ctx.tensor(info.dtype, info.shape));
     auto t_prepare = clock::now();
     ctx.record(program, io);
     double prepare_ms = ms_between(t_prepare, clock::now());
@@ -138,8 +140,10 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
     std::optional<ProfileSummary> profile;
     if (opt.profile) {
         if (!ctx.device_info().features.timestamp_query) {
-            throw InvalidArgument(fmt::format("--profile needs GPU timestamps; {} does not offer the "
-                                              "timestamp-query feature.", adapter.name));
+            throw InvalidArgument(
+                fmt::format("--profile needs GPU timestamps; {} does not offer the "
+                            "timestamp-query feature.",
+                            adapter.name));
         }
         profile = profile_recording(ctx, opt.profile_runs);
     }
@@ -147,13 +151,21 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
         auto obj = [](const Stats& s) {
             return nlohmann::json{{"median_ms", s.median}, {"p90_ms", s.p90}, {"min_ms", s.min}};
         };
-        nlohmann::json out = {{"model", opt.model},         {"adapter", adapter.name},
-                              {"backend", adapter.backend}, {"iters", opt.iters},
-                              {"load_ms", load_ms},         {"prepare_ms", prepare_ms},
-                              {"gpu_resident", obj(r)},     {"end_to_end", obj(e)},
-                              {"encode", obj(enc)},         {"fused", opt.fuse},
+        nlohmann::json out = {{"model", opt.model},
+                              {"adapter", adapter.name},
+                              {"backend", adapter.backend},
+                              {"iters", opt.iters},
+                              {"load_ms", load_ms},
+                              {"prepare_ms", prepare_ms},
+                              {"gpu_resident", obj(r)},
+                              {"end_to_end", obj(e)},
+                              {"encode", obj(enc)},
+                              {"fused", opt.fuse},
                               {"end_to_end_parts",
-                               {{"upload", obj(up)}, {"submit", obj(sub)}, {"wait", obj(wt)}, {"readback", obj(back)}}},
+                               {{"upload", obj(up)},
+                                {"submit", obj(sub)},
+                                {"wait", obj(wt)},
+                                {"readback", obj(back)}}},
                               {"float16", opt.float16},
                               {"shader_checks", ctx.device_info().shader_checks},
                               {"builtin_shader_checks", ctx.device_info().builtin_shader_checks}};
@@ -173,7 +185,8 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "  upload", up.median, up.p90, up.min);
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "  submit", sub.median, sub.p90, sub.min);
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "  wait", wt.median, wt.p90, wt.min);
-    fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "  readback", back.median, back.p90, back.min);
+    fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "  readback", back.median, back.p90,
+               back.min);
     fmt::print("{:<14}{:>12.3f}{:>12.3f}{:>12.3f}\n", "CPU encode", enc.median, enc.p90, enc.min);
     if (profile) print_profile(*profile, r.median, opt.top);
     return 0;
@@ -184,18 +197,22 @@ int bench(const GlobalOptions& global, const BenchOptions& opt) {
 void add_bench_command(Cli& cli, GlobalOptions& global) {
     static BenchOptions opt;
     Command cmd = cli.subcommand("bench", "Time a program: GPU-resident and end-to-end latency");
-    cmd.option("model", opt.model, "The .pte file, a program.json, or its directory", {.required = true});
-    cmd.option("--iters", opt.iters, "Timed runs", {.show_default = true, .range = std::pair{1, 1000000}});
+    cmd.option("model", opt.model, "The .pte file, a program.json, or its directory",
+               {.required = true});
+    cmd.option("--iters", opt.iters, "Timed runs",
+               {.show_default = true, .range = std::pair{1, 1000000}});
     cmd.option("--warmup", opt.warmup, "Untimed runs first", {.show_default = true});
     cmd.option("--method", opt.method, "Method to run", {.show_default = true});
     cmd.flag("--json", opt.json, "One JSON object instead of the table");
-    cmd.flag("--no-fuse{false}", opt.fuse, "Run every call as the file says (no fusion, reshapes copied)");
+    cmd.flag("--no-fuse{false}", opt.fuse,
+             "Run every call as the file says (no fusion, reshapes copied)");
     cmd.flag("--f16", opt.float16,
-                  "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
-                  "outputs stay float32)");
+             "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
+             "outputs stay float32)");
     cmd.flag("--profile", opt.profile,
-                  "GPU time per op from timestamps (inside the pass where the device allows)");
-    cmd.option("--profile-runs", opt.profile_runs, "Timed runs for --profile (median per dispatch)", {.show_default = true, .range = std::pair{1, 10000}});
+             "GPU time per op from timestamps (inside the pass where the device allows)");
+    cmd.option("--profile-runs", opt.profile_runs, "Timed runs for --profile (median per dispatch)",
+               {.show_default = true, .range = std::pair{1, 10000}});
     cmd.option("--top", opt.top, "Rows of the --profile table", {.show_default = true});
     cmd.on_run([&global] { return bench(global, opt); });
 }

@@ -31,14 +31,13 @@ void add_depth_command(Cli& cli, GlobalOptions& global) {
     Command cmd = cli.subcommand("depth", "Estimate relative depth on a photo, colour-mapped");
     add_demo_options(cmd, opt, true);
     cmd.option("--raw-out", opt.raw_out,
-                    "Also write the model's depth map as float32 [H', W'] .npy");
+               "Also write the model's depth map as float32 [H', W'] .npy");
     cmd.on_run([&global] {
-        return run_demo(global, vision::Task::depth, opt,
-                        [](const vision::ModelCard& card, const std::string& image,
-                           const vision::Image&, const vision::FrameResult& r,
-                           const std::string& output) {
-                            show(card, image, r, output, opt.raw_out, opt.json);
-                        });
+        return run_demo(
+            global, vision::Task::depth, opt,
+            [](const vision::ModelCard& card, const std::string& image, const vision::Image&,
+               const vision::FrameResult& r,
+               const std::string& output) { show(card, image, r, output, opt.raw_out, opt.json); });
     });
 }
 

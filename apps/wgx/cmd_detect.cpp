@@ -36,12 +36,11 @@ void add_detect_command(Cli& cli, GlobalOptions& global) {
     Command cmd = cli.subcommand("detect", "Detect objects on a photo and draw them");
     add_demo_options(cmd, opt, true);
     cmd.on_run([&global] {
-        return run_demo(global, vision::Task::detect, opt,
-                        [](const vision::ModelCard& card, const std::string& image,
-                           const vision::Image& photo, const vision::FrameResult& r,
-                           const std::string& output) {
-                            show(card, image, photo, r, output, opt.json);
-                        });
+        return run_demo(
+            global, vision::Task::detect, opt,
+            [](const vision::ModelCard& card, const std::string& image, const vision::Image& photo,
+               const vision::FrameResult& r,
+               const std::string& output) { show(card, image, photo, r, output, opt.json); });
     });
 }
 

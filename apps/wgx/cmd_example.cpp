@@ -29,7 +29,8 @@ int run_example(const GlobalOptions& global) {
     auto t0 = std::chrono::steady_clock::now();
     ctx.submit();
     ctx.sync();
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     fmt::print("in1 + 2 * in2 = {}\n", sum.get_data<float>());
     fmt::print("(in1 + 2 * in2) @ w = {}\n", prod.get_data<float>());
     fmt::print("GPU time (submit to completion): {:.3f} ms\n", ms);

@@ -5,12 +5,12 @@
 #include <map>
 
 #include "commands.h"
-#include "ops/registry.h"
 #include "graph/graph.h"
 #include "graph/graph_check.h"
 #include "graph/graph_summary.h"
 #include "graph/load.h"
 #include "graph/memory_plan.h"
+#include "ops/registry.h"
 #include "wgx/wgx.h"
 
 namespace wgx::cli {
@@ -38,16 +38,18 @@ void print_device(const GlobalOptions& global) {
     fmt::print("Features (offered / granted):\n");
     fmt::print("  shader-f16               {} / {}\n", yes_no(info.adapter_features.shader_f16),
                yes_no(info.features.shader_f16));
-    fmt::print("  timestamp-query          {} / {}\n", yes_no(info.adapter_features.timestamp_query),
+    fmt::print("  timestamp-query          {} / {}\n",
+               yes_no(info.adapter_features.timestamp_query),
                yes_no(info.features.timestamp_query));
     fmt::print("  timestamps inside passes {} / {}\n",
                yes_no(info.adapter_features.timestamp_inside_passes),
                yes_no(info.features.timestamp_inside_passes));
     fmt::print("  subgroups                {} / {}\n", yes_no(info.adapter_features.subgroups),
                yes_no(info.features.subgroups));
-    fmt::print("shader runtime checks (bounds checks, loop bounding): engine kernels {}, "
-               "others {}\n",
-               info.builtin_shader_checks ? "on" : "off", info.shader_checks ? "on" : "off");
+    fmt::print(
+        "shader runtime checks (bounds checks, loop bounding): engine kernels {}, "
+        "others {}\n",
+        info.builtin_shader_checks ? "on" : "off", info.shader_checks ? "on" : "off");
     fmt::print("Limits:\n");
     fmt::print("  maxComputeInvocationsPerWorkgroup  {}\n", l.max_workgroup_invocations);
     fmt::print("  maxComputeWorkgroupSize            {} x {} x {}\n", l.max_workgroup_size_x,
@@ -103,8 +105,7 @@ void print_calls(const graph::Graph& g) {
     }
 }
 
-void print_model(const std::string& path, const std::string& method, bool float16,
-                 bool calls_too) {
+void print_model(const std::string& path, const std::string& method, bool float16, bool calls_too) {
     graph::LoadOptions load;
     load.method = method;
     graph::Graph g = graph::load_graph(path, load);
@@ -167,8 +168,9 @@ void print_model(const std::string& path, const std::string& method, bool float1
     }
     auto planned = graph::pool_sizes(program.graph());
     uint64_t planned_bytes = graph::pool_bytes(program.graph());
-    fmt::print("after graph passes (what runs{}): {} calls, {} memory pools ({} bytes on the GPU)\n",
-               float16 ? ", float16" : "", calls, planned.size(), planned_bytes);
+    fmt::print(
+        "after graph passes (what runs{}): {} calls, {} memory pools ({} bytes on the GPU)\n",
+        float16 ? ", float16" : "", calls, planned.size(), planned_bytes);
     std::map<std::string, std::pair<int64_t, int64_t>> changed;
     for (const auto& [name, n] : before) changed[name].first = n;
     for (const auto& [name, n] : after) changed[name].second = n;
@@ -187,7 +189,7 @@ void add_ops_command(Cli& cli, GlobalOptions&) {
     Command cmd = cli.subcommand("ops", "List the built-in ops (graph names, then aliases)");
     static bool float16_only = false;
     cmd.flag("--float16", float16_only,
-                  "Only the ops that take float16 tensors (Op::accepts_float16), names only");
+             "Only the ops that take float16 tensors (Op::accepts_float16), names only");
     cmd.on_run([] {
         for (const Op* op : builtin_ops()) {
             if (float16_only) {

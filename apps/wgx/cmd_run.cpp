@@ -45,11 +45,31 @@ io::NpyArray random_input(const TensorInfo& info, uint32_t seed) {
     for (int64_t i = 0; i < n; ++i) {
         std::byte* p = a.data.data() + i * host_size(info.dtype);
         switch (info.dtype) {
-            case DType::f32: { float v = float(normal(gen)); std::memcpy(p, &v, 4); break; }
-            case DType::f64: { double v = normal(gen); std::memcpy(p, &v, 8); break; }
-            case DType::i32: { int32_t v = small(gen); std::memcpy(p, &v, 4); break; }
-            case DType::i64: { int64_t v = small(gen); std::memcpy(p, &v, 8); break; }
-            case DType::f16: { uint16_t v = 0x3c00; std::memcpy(p, &v, 2); break; }  // 1.0
+            case DType::f32: {
+                float v = float(normal(gen));
+                std::memcpy(p, &v, 4);
+                break;
+            }
+            case DType::f64: {
+                double v = normal(gen);
+                std::memcpy(p, &v, 8);
+                break;
+            }
+            case DType::i32: {
+                int32_t v = small(gen);
+                std::memcpy(p, &v, 4);
+                break;
+            }
+            case DType::i64: {
+                int64_t v = small(gen);
+                std::memcpy(p, &v, 8);
+                break;
+            }
+            case DType::f16: {
+                uint16_t v = 0x3c00;
+                std::memcpy(p, &v, 2);
+                break;
+            }  // 1.0
             default: *p = std::byte(small(gen) % 2); break;
         }
     }
@@ -95,23 +115,25 @@ int run(const GlobalOptions& global, const RunOptions& opt) {
     }
 
     Context ctx = Context::create(global.device);
-    fmt::print("device: {} ({})\n", ctx.device_info().adapter.name, ctx.device_info().adapter.backend);
+    fmt::print("device: {} ({})\n", ctx.device_info().adapter.name,
+               ctx.device_info().adapter.backend);
     std::vector<Tensor> io;
     for (size_t i = 0; i < program.inputs().size(); ++i) {
         const TensorInfo& info = program.inputs()[i];
         io::NpyArray a = opt.inputs.empty() ? random_input(info, opt.seed + uint32_t(i))
                                             : io::read_npy(opt.inputs[i]);
         if (a.dtype != info.dtype || a.shape != info.shape) {
-            throw InvalidArgument(fmt::format(
-                "input {} ({}) is {} {}; the program expects {} {}.", i,
-                opt.inputs.empty() ? "random" : opt.inputs[i], dtype_name(a.dtype),
-                shape_string(a.shape), dtype_name(info.dtype), shape_string(info.shape)));
+            throw InvalidArgument(fmt::format("input {} ({}) is {} {}; the program expects {} {}.",
+                                              i, opt.inputs.empty() ? "random" : opt.inputs[i],
+                                              dtype_name(a.dtype), shape_string(a.shape),
+                                              dtype_name(info.dtype), shape_string(info.shape)));
         }
         fmt::print("input {}: {} {}{}\n", i, dtype_name(info.dtype), shape_string(info.shape),
                    opt.inputs.empty() ? fmt::format(" (random, seed {})", opt.seed + i) : "");
         io.push_back(ctx.tensor(info.dtype, info.shape).set_bytes(a.data));
     }
-    for (const TensorInfo& info : program.outputs()) io.push_back(ctx.tensor(info.dtype, info.shape));
+    for (const TensorInfo& info : program.outputs())
+        io.push_back(ctx.tensor(info.dtype, info.shape));
 
     auto t1 = std::chrono::steady_clock::now();
     ctx.record(program, io);
@@ -135,9 +157,10 @@ int run(const GlobalOptions& global, const RunOptions& opt) {
     }
     double first_ms = runs.front();
     std::sort(runs.begin(), runs.end());
-    fmt::print("time: load {:.1f} ms, prepare {:.1f} ms, run {:.3f} ms (first), {:.3f} ms "
-               "(median of {})\n",
-               load_ms, prepare_ms, first_ms, runs[runs.size() / 2], runs.size());
+    fmt::print(
+        "time: load {:.1f} ms, prepare {:.1f} ms, run {:.3f} ms (first), {:.3f} ms "
+        "(median of {})\n",
+        load_ms, prepare_ms, first_ms, runs[runs.size() / 2], runs.size());
     return 0;
 }
 
@@ -146,14 +169,16 @@ int run(const GlobalOptions& global, const RunOptions& opt) {
 void add_run_command(Cli& cli, GlobalOptions& global) {
     static RunOptions opt;
     Command cmd = cli.subcommand("run", "Run a program (.pte or program.json) once");
-    cmd.option("model", opt.model, "The .pte file, a program.json, or its directory", {.required = true});
+    cmd.option("model", opt.model, "The .pte file, a program.json, or its directory",
+               {.required = true});
     cmd.option("--input,-i", opt.inputs, "Input .npy files, in order (default: random)");
     cmd.option("--output,-o", opt.outputs, "Write the outputs to these .npy files");
     cmd.option("--method", opt.method, "Method to run", {.show_default = true});
-    cmd.flag("--no-fuse{false}", opt.fuse, "Run every call as the file says (no fusion, reshapes copied)");
+    cmd.flag("--no-fuse{false}", opt.fuse,
+             "Run every call as the file says (no fusion, reshapes copied)");
     cmd.flag("--f16", opt.float16,
-                  "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
-                  "outputs stay float32)");
+             "Keep float32 tensors in float16 on the GPU (needs shader-f16; inputs and "
+             "outputs stay float32)");
     cmd.option("--data", opt.data_file, "External constants (.ptd)");
     cmd.option("--seed", opt.seed, "Seed of the random inputs", {.show_default = true});
     cmd.option("--iters", opt.iters, "Runs to time", {.show_default = true});

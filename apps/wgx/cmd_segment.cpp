@@ -34,15 +34,14 @@ void add_segment_command(Cli& cli, GlobalOptions& global) {
     Command cmd = cli.subcommand("segment", "Segment the person/foreground of a photo");
     add_demo_options(cmd, opt, true);
     cmd.option("--raw-out", opt.raw_out,
-                    "Also write the model's output map (the card's channel) as float32 [H', W'] "
-                    ".npy");
+               "Also write the model's output map (the card's channel) as float32 [H', W'] "
+               ".npy");
     cmd.on_run([&global] {
-        return run_demo(global, vision::Task::segment, opt,
-                        [](const vision::ModelCard& card, const std::string& image,
-                           const vision::Image&, const vision::FrameResult& r,
-                           const std::string& output) {
-                            show(card, image, r, output, opt.raw_out, opt.json);
-                        });
+        return run_demo(
+            global, vision::Task::segment, opt,
+            [](const vision::ModelCard& card, const std::string& image, const vision::Image&,
+               const vision::FrameResult& r,
+               const std::string& output) { show(card, image, r, output, opt.raw_out, opt.json); });
     });
 }
 

@@ -56,7 +56,8 @@ std::vector<fs::path> source_roots() {
 
 bool is_image_file(const fs::path& p) {
     std::string ext = p.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     for (const char* e : {".jpg", ".jpeg", ".png", ".bmp", ".tga", ".gif", ".ppm", ".pgm", ".pnm"})
         if (ext == e) return true;
     return false;
@@ -72,9 +73,10 @@ std::vector<fs::path> list_frames(const std::string& folder) {
         if (entry.is_regular_file() && is_image_file(entry.path())) files.push_back(entry.path());
     if (ec) throw InvalidArgument(fmt::format("--frames {}: {}.", folder, ec.message()));
     if (files.empty()) {
-        throw InvalidArgument(fmt::format("--frames {}: no image files (.jpg, .png, .bmp, .tga, "
-                                          ".gif, .ppm/.pgm/.pnm) in the folder.",
-                                          folder));
+        throw InvalidArgument(
+            fmt::format("--frames {}: no image files (.jpg, .png, .bmp, .tga, "
+                        ".gif, .ppm/.pgm/.pnm) in the folder.",
+                        folder));
     }
     std::sort(files.begin(), files.end());
     return files;
@@ -92,17 +94,17 @@ void add_demo_options(Command& cmd, DemoOptions& opt, bool with_output) {
     cmd.option("image", opt.image, "The photo (JPEG, PNG, BMP, TGA, GIF, PNM)");
     if (with_output) {
         cmd.option("-o,--output", opt.output,
-                        "The picture to write (.png); with --frames, a folder for one picture "
-                        "per frame");
+                   "The picture to write (.png); with --frames, a folder for one picture "
+                   "per frame");
     }
     cmd.option("--model", opt.model,
-                    "A model card (card.json) or a folder holding one (default: the task's "
-                    "bundled model)");
+               "A model card (card.json) or a folder holding one (default: the task's "
+               "bundled model)");
     cmd.option("--frames", opt.frames,
-                    "Run every photo of this folder in name order and report frames per second");
+               "Run every photo of this folder in name order and report frames per second");
     cmd.flag("--json", opt.json, "Print the result as JSON (one line per frame with --frames)");
     cmd.option("--dump-input", opt.dump_input,
-                    "Also write the preprocessed model input (float32 [1, 3, H, W]) as .npy");
+               "Also write the preprocessed model input (float32 [1, 3, H, W]) as .npy");
 }
 
 fs::path find_model_card(Task task, const std::string& model_option) {
@@ -123,10 +125,11 @@ fs::path find_model_card(Task task, const std::string& model_option) {
     for (const fs::path& dir : tried) where += fmt::format("\n  {}", (dir / "card.json").string());
     std::string why;
     if (task == Task::depth) {
-        why = "\nNo depth model is committed: PyDNet++ was trained on data for non-commercial use "
-              "only, so it is exported locally into .cache/real-models/pydnet by "
-              "'python/.venv/bin/python python/real_models/pydnet.py' (see docs/DEMOS.md). Pass "
-              "--model CARD to use another depth model.";
+        why =
+            "\nNo depth model is committed: PyDNet++ was trained on data for non-commercial use "
+            "only, so it is exported locally into .cache/real-models/pydnet by "
+            "'python/.venv/bin/python python/real_models/pydnet.py' (see docs/DEMOS.md). Pass "
+            "--model CARD to use another depth model.";
     }
     throw LoadError(fmt::format("no model for '{}' found (default model '{}'); looked for:{}{}",
                                 vision::task_name(task), name, where, why));
@@ -149,8 +152,9 @@ int run_demo(const GlobalOptions& global, Task task, const DemoOptions& opt,
         throw InvalidArgument("give either one IMAGE or --frames FOLDER.");
     }
     if (!opt.frames.empty() && (!opt.raw_out.empty() || !opt.dump_input.empty())) {
-        throw InvalidArgument("--raw-out and --dump-input write one file; they cannot be combined "
-                              "with --frames.");
+        throw InvalidArgument(
+            "--raw-out and --dump-input write one file; they cannot be combined "
+            "with --frames.");
     }
     // A photo that cannot be read fails before the device and the model are opened.
     std::optional<vision::Image> single;
@@ -169,12 +173,11 @@ int run_demo(const GlobalOptions& global, Task task, const DemoOptions& opt,
     vision::PipelineOptions popt;
     popt.read_map = !opt.raw_out.empty() || opt.json;
     vision::Pipeline pipeline(ctx, std::move(card), popt);
-    fmt::print(info, "model: {} ({}), input {}x{} {}, loaded in {:.0f} ms\n", pipeline.card().name,
-               pipeline.card().model.string(), pipeline.card().input.width,
-               pipeline.card().input.height,
-               pipeline.card().input.resize == vision::ResizeMode::letterbox ? "letterbox"
-                                                                             : "stretch",
-               seconds_since(t0) * 1e3);
+    fmt::print(
+        info, "model: {} ({}), input {}x{} {}, loaded in {:.0f} ms\n", pipeline.card().name,
+        pipeline.card().model.string(), pipeline.card().input.width, pipeline.card().input.height,
+        pipeline.card().input.resize == vision::ResizeMode::letterbox ? "letterbox" : "stretch",
+        seconds_since(t0) * 1e3);
 
     if (opt.frames.empty()) {
         const vision::Image& photo = *single;
@@ -221,13 +224,15 @@ int run_demo(const GlobalOptions& global, Task task, const DemoOptions& opt,
         }
     }
     const double total = seconds_since(start);
-    fmt::print(info, "{} frames in {:.2f} s: {:.2f} frames/s end to end (decode, upload, GPU, read "
-                     "back, post-processing, writing)\n",
+    fmt::print(info,
+               "{} frames in {:.2f} s: {:.2f} frames/s end to end (decode, upload, GPU, read "
+               "back, post-processing, writing)\n",
                files.size(), total, double(files.size()) / total);
     if (files.size() > 1) {
         const double steady = total - first_frame_s;
-        fmt::print(info, "  after the first frame (which records the work): {:.2f} frames/s; GPU "
-                         "median {:.1f} ms per frame\n",
+        fmt::print(info,
+                   "  after the first frame (which records the work): {:.2f} frames/s; GPU "
+                   "median {:.1f} ms per frame\n",
                    double(files.size() - 1) / steady, median(gpu_ms));
     }
     if (recordings > 1) {

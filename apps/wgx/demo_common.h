@@ -13,11 +13,11 @@
 namespace wgx::cli {
 
 struct DemoOptions {
-    std::string image;    // one photo
-    std::string output;   // picture to write (a folder with --frames)
-    std::string model;    // card.json or a folder holding one ("" = the task's default)
-    std::string frames;   // a folder of photos
-    std::string raw_out;  // segment/depth: the output map as .npy
+    std::string image;       // one photo
+    std::string output;      // picture to write (a folder with --frames)
+    std::string model;       // card.json or a folder holding one ("" = the task's default)
+    std::string frames;      // a folder of photos
+    std::string raw_out;     // segment/depth: the output map as .npy
     std::string dump_input;  // the preprocessed input tensor as .npy
     bool json = false;
 };
@@ -33,10 +33,9 @@ std::filesystem::path find_model_card(vision::Task task, const std::string& mode
 
 // Called once per photo with the card, the photo's path, the photo, the pipeline's result and
 // the output picture's path ("" when none was asked for). Throws on failure.
-using FrameHandler = std::function<void(const vision::ModelCard& card, const std::string& image,
-                                        const vision::Image& photo,
-                                        const vision::FrameResult& result,
-                                        const std::string& output)>;
+using FrameHandler = std::function<void(
+    const vision::ModelCard& card, const std::string& image, const vision::Image& photo,
+    const vision::FrameResult& result, const std::string& output)>;
 
 // Loads the card and the program, opens the device, then runs the photo or the folder.
 // Messages go to stderr when --json is on, so that stdout holds only JSON.

@@ -27,7 +27,8 @@ std::vector<float> read_npy_f32(const fs::path& path) {
     size_t data_at = 10 + header_len;
     if (bytes[6] >= 2) {  // version 2 and 3: four length bytes
         header_len = 0;
-        for (int i = 0; i < 4; ++i) header_len |= size_t(static_cast<uint8_t>(bytes[8 + i])) << 8 * i;
+        for (int i = 0; i < 4; ++i)
+            header_len |= size_t(static_cast<uint8_t>(bytes[8 + i])) << 8 * i;
         data_at = 12 + header_len;
     }
     std::string header(bytes.data(), std::min(bytes.size(), data_at));
@@ -61,8 +62,9 @@ int main(int argc, char** argv) {
         std::vector<wgx::Tensor> io;
         for (size_t i = 0; i < program.inputs().size(); ++i) {
             const wgx::TensorInfo& in = program.inputs()[i];
-            io.push_back(ctx.tensor(in.dtype, in.shape)
-                             .set_data(read_npy_f32(dir / ("input_" + std::to_string(i) + ".npy"))));
+            io.push_back(
+                ctx.tensor(in.dtype, in.shape)
+                    .set_data(read_npy_f32(dir / ("input_" + std::to_string(i) + ".npy"))));
         }
         for (const wgx::TensorInfo& out : program.outputs()) {
             io.push_back(ctx.tensor(out.dtype, out.shape));

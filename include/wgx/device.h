@@ -12,12 +12,12 @@ namespace wgx {
 enum class AdapterType { discrete, integrated, cpu, unknown };
 
 struct AdapterDescription {
-    int index = -1;             // position in list_adapters()
-    std::string name;           // e.g. "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
+    int index = -1;    // position in list_adapters()
+    std::string name;  // e.g. "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
     std::string vendor;
     std::string architecture;
-    std::string driver;         // driver description, e.g. "Mesa 22.3.6 (LLVM 15.0.6)"
-    std::string backend;        // "Vulkan", "Metal", "D3D12", "OpenGL", ...
+    std::string driver;   // driver description, e.g. "Mesa 22.3.6 (LLVM 15.0.6)"
+    std::string backend;  // "Vulkan", "Metal", "D3D12", "OpenGL", ...
     AdapterType type = AdapterType::unknown;
     uint32_t vendor_id = 0;
     uint32_t device_id = 0;

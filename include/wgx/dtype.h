@@ -41,9 +41,7 @@ constexpr size_t host_size(DType t) {
 // Bytes of one element in a GPU buffer.
 constexpr size_t device_size(DType t) { return host_size(storage_dtype(t)); }
 
-constexpr bool is_float(DType t) {
-    return t == DType::f32 || t == DType::f16 || t == DType::f64;
-}
+constexpr bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::f64; }
 
 // Short names used in messages, program.json ("float32" style) and the CLI.
 constexpr std::string_view dtype_name(DType t) {

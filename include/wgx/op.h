@@ -30,9 +30,9 @@ namespace wgx {
 class Arg {
   public:
     using TensorList = std::vector<std::optional<Tensor>>;
-    using Storage = std::variant<std::monostate, Tensor, int64_t, double, bool,
-                                 std::vector<int64_t>, std::vector<double>, std::vector<bool>,
-                                 TensorList, std::string>;
+    using Storage =
+        std::variant<std::monostate, Tensor, int64_t, double, bool, std::vector<int64_t>,
+                     std::vector<double>, std::vector<bool>, TensorList, std::string>;
 
     Arg() = default;
     Arg(std::nullopt_t) {}
@@ -124,7 +124,8 @@ struct Grid {
 class Binding {
   public:
     Binding(const Tensor& t) : tensor_(t) {}
-    template <typename T> static Binding uniform(const T& params) {
+    template <typename T>
+    static Binding uniform(const T& params) {
         static_assert(std::is_trivially_copyable_v<T>);
         static_assert(sizeof(T) % 16 == 0, "uniform structs are padded to 16 bytes");
         Binding b;

@@ -27,7 +27,7 @@ struct Graph;
 struct TensorInfo {
     std::string name;  // may be empty
     DType dtype = DType::f32;
-    Shape shape;               // the upper bound for dynamic-bound tensors
+    Shape shape;  // the upper bound for dynamic-bound tensors
     bool dynamic_bound = false;
 };
 

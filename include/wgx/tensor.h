@@ -36,16 +36,26 @@ int64_t checked_numel(std::span<const int64_t> shape, std::string_view what);
 namespace detail {
 struct TensorImpl;
 // Host element type that matches a dtype (f16 is raw 16-bit storage, bool one byte).
-template <typename T> constexpr bool host_matches(DType t) {
-    if constexpr (std::is_same_v<T, float>) return t == DType::f32;
-    else if constexpr (std::is_same_v<T, double>) return t == DType::f64;
-    else if constexpr (std::is_same_v<T, int32_t>) return t == DType::i32;
-    else if constexpr (std::is_same_v<T, int64_t>) return t == DType::i64;
-    else if constexpr (std::is_same_v<T, int8_t>) return t == DType::i8;
-    else if constexpr (std::is_same_v<T, uint8_t>) return t == DType::u8 || t == DType::boolean;
-    else if constexpr (std::is_same_v<T, bool>) return t == DType::boolean;
-    else if constexpr (std::is_same_v<T, uint16_t>) return t == DType::f16;
-    else return false;
+template <typename T>
+constexpr bool host_matches(DType t) {
+    if constexpr (std::is_same_v<T, float>)
+        return t == DType::f32;
+    else if constexpr (std::is_same_v<T, double>)
+        return t == DType::f64;
+    else if constexpr (std::is_same_v<T, int32_t>)
+        return t == DType::i32;
+    else if constexpr (std::is_same_v<T, int64_t>)
+        return t == DType::i64;
+    else if constexpr (std::is_same_v<T, int8_t>)
+        return t == DType::i8;
+    else if constexpr (std::is_same_v<T, uint8_t>)
+        return t == DType::u8 || t == DType::boolean;
+    else if constexpr (std::is_same_v<T, bool>)
+        return t == DType::boolean;
+    else if constexpr (std::is_same_v<T, uint16_t>)
+        return t == DType::f16;
+    else
+        return false;
 }
 }  // namespace detail
 
@@ -66,14 +76,17 @@ class Tensor {
     // raw 16-bit f16). The size must match exactly. int64 values must fit in int32 and are
     // checked. Returns *this for chaining.
     Tensor& set_bytes(std::span<const std::byte> data);
-    template <typename T> Tensor& set_data(std::span<const T> data) {
+    template <typename T>
+    Tensor& set_data(std::span<const T> data) {
         check_host_type(detail::host_matches<T>(dtype()), sizeof(T));
         return set_bytes(std::as_bytes(data));
     }
-    template <typename T> Tensor& set_data(const std::vector<T>& data) {
+    template <typename T>
+    Tensor& set_data(const std::vector<T>& data) {
         return set_data(std::span<const T>(data));
     }
-    template <typename T> Tensor& set_data(std::initializer_list<T> data) {
+    template <typename T>
+    Tensor& set_data(std::initializer_list<T> data) {
         return set_data(std::span<const T>(data.begin(), data.size()));
     }
     Tensor& set_data(const std::vector<bool>& data);
@@ -83,7 +96,8 @@ class Tensor {
     // The same into memory of yours (exactly host_bytes() long), reused from run to run: no
     // allocation, which on outputs of megabytes saves as much time as the copy takes.
     void get_bytes(std::span<std::byte> out) const;
-    template <typename T> std::vector<T> get_data() const {
+    template <typename T>
+    std::vector<T> get_data() const {
         check_host_type(detail::host_matches<T>(dtype()), sizeof(T));
         std::vector<T> out(host_bytes() / sizeof(T));
         get_bytes(std::as_writable_bytes(std::span<T>(out)));

@@ -9,8 +9,8 @@ uint16_t float_to_half(float x) {
     uint32_t f = std::bit_cast<uint32_t>(x);
     uint32_t sign = (f >> 16) & 0x8000u;
     uint32_t mag = f & 0x7fffffffu;
-    if (mag > 0x7f800000u) return uint16_t(sign | 0x7e00u);  // NaN (quiet)
-    if (mag >= 0x477ff000u) return uint16_t(sign | 0x7c00u); // rounds past 65504: infinity
+    if (mag > 0x7f800000u) return uint16_t(sign | 0x7e00u);   // NaN (quiet)
+    if (mag >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds past 65504: infinity
     if (mag < 0x38800000u) {
         // Below the smallest normal half: a multiple of 2^-24, rounded to nearest even (the
         // float product is exact, nearbyint rounds ties to even in the default mode).

@@ -19,7 +19,8 @@ void set_level_listener(void (*listener)(LogLevel));
 
 template <typename... Args>
 void error(fmt::format_string<Args...> f, Args&&... args) {
-    if (enabled(LogLevel::error)) write(LogLevel::error, fmt::format(f, std::forward<Args>(args)...));
+    if (enabled(LogLevel::error))
+        write(LogLevel::error, fmt::format(f, std::forward<Args>(args)...));
 }
 template <typename... Args>
 void warn(fmt::format_string<Args...> f, Args&&... args) {
@@ -31,12 +32,14 @@ void info(fmt::format_string<Args...> f, Args&&... args) {
 }
 template <typename... Args>
 void debug(fmt::format_string<Args...> f, Args&&... args) {
-    if (enabled(LogLevel::debug)) write(LogLevel::debug, fmt::format(f, std::forward<Args>(args)...));
+    if (enabled(LogLevel::debug))
+        write(LogLevel::debug, fmt::format(f, std::forward<Args>(args)...));
 }
 
 template <typename... Args>
 void trace(fmt::format_string<Args...> f, Args&&... args) {
-    if (enabled(LogLevel::trace)) write(LogLevel::trace, fmt::format(f, std::forward<Args>(args)...));
+    if (enabled(LogLevel::trace))
+        write(LogLevel::trace, fmt::format(f, std::forward<Args>(args)...));
 }
 
 }  // namespace wgx::log

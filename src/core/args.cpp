@@ -7,7 +7,8 @@
 namespace wgx {
 namespace {
 
-template <typename T> std::string list_string(const std::vector<T>& v) {
+template <typename T>
+std::string list_string(const std::vector<T>& v) {
     std::string s = "[";
     for (size_t i = 0; i < v.size(); ++i) {
         if (i) s += ", ";

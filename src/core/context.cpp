@@ -44,13 +44,14 @@ Tensor ContextState::make_tensor(std::shared_ptr<BufferRef> buffer, uint64_t off
     impl->shape = shape;
     impl->numel = checked_numel(shape, "tensor");
     if (offset % 4 != 0) {
-        throw InvalidArgument(fmt::format("Tensor byte offset ({}) is not a multiple of 4.", offset));
+        throw InvalidArgument(
+            fmt::format("Tensor byte offset ({}) is not a multiple of 4.", offset));
     }
     if (offset + impl->padded_bytes() > impl->buffer->size) {
-        throw InvalidArgument(fmt::format(
-            "A {} tensor of shape {} at offset {} needs {} bytes; the buffer has {}.",
-            dtype_name(dtype), shape_string(shape), offset, impl->padded_bytes(),
-            impl->buffer->size));
+        throw InvalidArgument(
+            fmt::format("A {} tensor of shape {} at offset {} needs {} bytes; the buffer has {}.",
+                        dtype_name(dtype), shape_string(shape), offset, impl->padded_bytes(),
+                        impl->buffer->size));
     }
     return Tensor(std::move(impl));
 }
@@ -107,8 +108,8 @@ const DeviceInfo& Context::device_info() const { return state_->device().info();
 Tensor Context::tensor(DType dtype, const Shape& shape) {
     int64_t numel = checked_numel(shape, "Context::tensor");
     uint64_t bytes = static_cast<uint64_t>(numel) * device_size(dtype);
-    auto buffer = state_->allocate(bytes, fmt::format("tensor {} {}", dtype_name(dtype),
-                                                      shape_string(shape)));
+    auto buffer = state_->allocate(
+        bytes, fmt::format("tensor {} {}", dtype_name(dtype), shape_string(shape)));
     return state_->make_tensor(std::move(buffer), 0, dtype, shape);
 }
 

@@ -7,8 +7,8 @@
 namespace wgx {
 
 uint32_t clamp_workgroup_size(uint32_t preferred, const DeviceLimits& limits) {
-    uint32_t cap = std::min({preferred, limits.max_workgroup_invocations,
-                             limits.max_workgroup_size_x});
+    uint32_t cap =
+        std::min({preferred, limits.max_workgroup_invocations, limits.max_workgroup_size_x});
     uint32_t size = 1;
     while (size * 2 <= cap) size *= 2;
     return size;

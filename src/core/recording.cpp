@@ -11,7 +11,8 @@
 namespace wgx {
 
 UniformArena::Slice UniformArena::push(gpu::Device& device, std::span<const std::byte> bytes) {
-    const uint64_t align = std::max<uint32_t>(16, device.info().limits.min_uniform_offset_alignment);
+    const uint64_t align =
+        std::max<uint32_t>(16, device.info().limits.min_uniform_offset_alignment);
     uint64_t size = (bytes.size() + 15) / 16 * 16;
     if (size > kChunkBytes) {
         throw InvalidArgument(fmt::format("A uniform struct of {} bytes is larger than {} bytes.",
@@ -19,7 +20,8 @@ UniformArena::Slice UniformArena::push(gpu::Device& device, std::span<const std:
     }
     uint64_t offset = (used_ + align - 1) / align * align;
     if (chunks_.empty() || offset + size > kChunkBytes) {
-        chunks_.push_back(device.create_buffer(kChunkBytes, gpu::BufferUsage::uniform, "wgx uniforms"));
+        chunks_.push_back(
+            device.create_buffer(kChunkBytes, gpu::BufferUsage::uniform, "wgx uniforms"));
         offset = 0;
     }
     std::vector<std::byte> padded(size, std::byte{0});
@@ -67,8 +69,8 @@ void RecordingState::add_dispatch(const Kernel& kernel, std::span<const Binding>
         } else {
             const detail::TensorImpl& t = usable(b.tensor(), label);
             if (t.ctx.get() != &ctx_) {
-                throw InvalidArgument(fmt::format(
-                    "{}: binding {} is a tensor of another context.", label, i));
+                throw InvalidArgument(
+                    fmt::format("{}: binding {} is a tensor of another context.", label, i));
             }
             if (t.offset % limits.min_storage_offset_alignment != 0) {
                 throw InvalidArgument(fmt::format(
@@ -234,10 +236,11 @@ Grid Recorder::grid_1d(uint64_t invocations, uint32_t workgroup_size) const {
 
 Kernel Recorder::kernel(std::string_view label, std::string wgsl,
                         std::initializer_list<Override> overrides) {
-    return Kernel(state_.ctx().kernel(label, std::move(wgsl),
-                                      std::span<const Override>(overrides.begin(), overrides.size()),
-                                      state_.builtin_op()),
-                  std::string(label));
+    return Kernel(
+        state_.ctx().kernel(label, std::move(wgsl),
+                            std::span<const Override>(overrides.begin(), overrides.size()),
+                            state_.builtin_op()),
+        std::string(label));
 }
 
 void Recorder::dispatch(const Kernel& kernel, std::initializer_list<Binding> bindings, Grid grid) {

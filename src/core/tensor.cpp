@@ -24,8 +24,9 @@ int64_t checked_numel(std::span<const int64_t> shape, std::string_view what) {
     int64_t n = 1;
     for (size_t i = 0; i < shape.size(); ++i) {
         if (shape[i] <= 0) {
-            throw InvalidArgument(fmt::format("{}: dim {} of shape {} is {}; dims must be positive.",
-                                              what, i, shape_string(shape), shape[i]));
+            throw InvalidArgument(
+                fmt::format("{}: dim {} of shape {} is {}; dims must be positive.", what, i,
+                            shape_string(shape), shape[i]));
         }
         if (n > std::numeric_limits<int64_t>::max() / shape[i]) {
             throw InvalidArgument(fmt::format("{}: the element count of shape {} overflows.", what,
@@ -49,9 +50,9 @@ const detail::TensorImpl& Tensor::impl() const {
 
 void Tensor::check_host_type(bool matches, size_t size) const {
     if (!matches) {
-        throw InvalidArgument(fmt::format(
-            "Host element type of {} bytes does not match the tensor's dtype ({}).", size,
-            dtype_name(dtype())));
+        throw InvalidArgument(
+            fmt::format("Host element type of {} bytes does not match the tensor's dtype ({}).",
+                        size, dtype_name(dtype())));
     }
 }
 
@@ -64,16 +65,17 @@ Tensor& Tensor::set_data(const std::vector<bool>& data) {
 Tensor& Tensor::set_bytes(std::span<const std::byte> data) {
     const detail::TensorImpl& t = usable(*this, "set_data");
     if (data.size() != host_bytes()) {
-        throw InvalidArgument(fmt::format(
-            "set_data: {} bytes given for a {} tensor of shape {} ({} bytes expected).",
-            data.size(), dtype_name(t.dtype), shape_string(t.shape), host_bytes()));
+        throw InvalidArgument(
+            fmt::format("set_data: {} bytes given for a {} tensor of shape {} ({} bytes expected).",
+                        data.size(), dtype_name(t.dtype), shape_string(t.shape), host_bytes()));
     }
     std::vector<std::byte> staged(t.padded_bytes(), std::byte{0});
     if (t.dtype == DType::i64) {
         for (int64_t i = 0; i < t.numel; ++i) {
             int64_t v;
             std::memcpy(&v, data.data() + i * 8, 8);
-            if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
+            if (v < std::numeric_limits<int32_t>::min() ||
+                v > std::numeric_limits<int32_t>::max()) {
                 throw InvalidArgument(fmt::format(
                     "set_data: int64 element {} ({}) does not fit in the int32 the GPU stores.", i,
                     v));
@@ -104,10 +106,10 @@ std::vector<std::byte> Tensor::get_bytes() const {
 void Tensor::get_bytes(std::span<std::byte> out) const {
     const detail::TensorImpl& t = usable(*this, "get_data");
     if (out.size() != host_bytes()) {
-        throw InvalidArgument(fmt::format("get_bytes: the destination holds {} bytes; a {} {} "
-                                          "tensor needs {}.",
-                                          out.size(), dtype_name(t.dtype), shape_string(t.shape),
-                                          host_bytes()));
+        throw InvalidArgument(
+            fmt::format("get_bytes: the destination holds {} bytes; a {} {} "
+                        "tensor needs {}.",
+                        out.size(), dtype_name(t.dtype), shape_string(t.shape), host_bytes()));
     }
     auto* dst = reinterpret_cast<uint8_t*>(out.data());
     if (t.dtype != DType::i64 && t.dtype != DType::f64) {

@@ -95,8 +95,8 @@ int choose_adapter(const std::vector<AdapterDescription>& all, const DeviceOptio
         for (const auto& a : all) {
             if (a.type == t) return a.index;
         }
-        throw GpuError(fmt::format("No {} adapter was found (adapters: {}).", want,
-                                   adapter_list(all)));
+        throw GpuError(
+            fmt::format("No {} adapter was found (adapters: {}).", want, adapter_list(all)));
     }
     if (std::all_of(want.begin(), want.end(), [](unsigned char c) { return std::isdigit(c); })) {
         int index = std::atoi(want.c_str());
@@ -107,8 +107,8 @@ int choose_adapter(const std::vector<AdapterDescription>& all, const DeviceOptio
     for (const auto& a : all) {
         if (lower(a.name).find(want) != std::string::npos) return a.index;
     }
-    throw GpuError(fmt::format("No adapter matches \"{}\" (adapters: {}).", want,
-                               adapter_list(all)));
+    throw GpuError(
+        fmt::format("No adapter matches \"{}\" (adapters: {}).", want, adapter_list(all)));
 }
 
 DeviceLimits convert(const WGPULimits& l) {
@@ -261,7 +261,8 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& given) {
     };
     cb.userdata1 = &request;
     wgpuAdapterRequestDevice(adapter, &desc, cb);
-    for (int i = 0; i < 1000 && !request.done; ++i) wgpuInstanceProcessEvents(self->instance_.get());
+    for (int i = 0; i < 1000 && !request.done; ++i)
+        wgpuInstanceProcessEvents(self->instance_.get());
     if (!request.device) {
         throw GpuError(fmt::format("Creating a device on {} failed: {}", info.adapter.name,
                                    request.done ? request.message : "no answer"));
@@ -276,12 +277,13 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& given) {
     info.features.shader_f16 = has(WGPUFeatureName_ShaderF16);
     info.features.timestamp_query = has(WGPUFeatureName_TimestampQuery);
     info.features.subgroups = has(WGPUFeatureName_Subgroups);
-    info.features.timestamp_inside_passes = info.adapter_features.timestamp_inside_passes &&
-                                           options.request_optional_features;
+    info.features.timestamp_inside_passes =
+        info.adapter_features.timestamp_inside_passes && options.request_optional_features;
     // One choice for every kernel when asked for, else the engine's own kernels unchecked.
     std::optional<bool> every = options.shader_checks;
     if (!every) {
-        if (const char* env = std::getenv("WGX_SHADER_CHECKS")) every = std::string_view(env) != "0";
+        if (const char* env = std::getenv("WGX_SHADER_CHECKS"))
+            every = std::string_view(env) != "0";
     }
     const bool must_check = !native::can_skip_shader_checks();
     info.shader_checks = every.value_or(true) || must_check;
@@ -332,8 +334,8 @@ void Device::check() const {
     {
         std::lock_guard lock(errors_mutex_);
         if (lost_) {
-            throw DeviceLost(fmt::format("The GPU device is lost ({}); create a new context.",
-                                         lost_message_));
+            throw DeviceLost(
+                fmt::format("The GPU device is lost ({}); create a new context.", lost_message_));
         }
         errors.swap(const_cast<Device*>(this)->uncaptured_errors_);
     }
@@ -360,15 +362,16 @@ Buffer Device::create_buffer(uint64_t size, BufferUsage usage, std::string_view 
     uint64_t padded = std::max<uint64_t>(4, (size + 3) / 4 * 4);
     if (padded > info_.limits.max_buffer_bytes) {
         throw InvalidArgument(fmt::format(
-            "Buffer \"{}\" of {} bytes is larger than the device allows (maxBufferSize {}).",
-            label, size, info_.limits.max_buffer_bytes));
+            "Buffer \"{}\" of {} bytes is larger than the device allows (maxBufferSize {}).", label,
+            size, info_.limits.max_buffer_bytes));
     }
     WGPUBufferDescriptor desc = WGPU_BUFFER_DESCRIPTOR_INIT;
     desc.label = to_wgpu(label);
     desc.size = padded;
     switch (usage) {
         case BufferUsage::storage:
-            desc.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+            desc.usage =
+                WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
             break;
         case BufferUsage::uniform:
             desc.usage = WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst;
@@ -465,8 +468,8 @@ void Device::read_buffer(WGPUBuffer buffer, uint64_t offset, std::span<uint8_t> 
     wait_until(map.done, "reading a buffer back");
     check();
     if (map.status != WGPUMapAsyncStatus_Success) {
-        throw GpuError(fmt::format("Mapping a readback buffer of {} bytes failed: {}", padded,
-                                   map.message));
+        throw GpuError(
+            fmt::format("Mapping a readback buffer of {} bytes failed: {}", padded, map.message));
     }
     const void* mapped = wgpuBufferGetConstMappedRange(staging.get(), 0, padded);
     if (mapped == nullptr) throw GpuError("The mapped readback range is not accessible.");
@@ -508,9 +511,8 @@ ComputePipeline Device::create_compute_pipeline(std::string_view label, std::str
     WGPUShaderModuleDescriptor module_desc = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
     module_desc.nextInChain = &source.chain;
     module_desc.label = to_wgpu(label);
-    ShaderModule module =
-        native::create_shader_module(device_.get(), module_desc,
-                                     builtin ? info_.builtin_shader_checks : info_.shader_checks);
+    ShaderModule module = native::create_shader_module(
+        device_.get(), module_desc, builtin ? info_.builtin_shader_checks : info_.shader_checks);
 
     std::vector<WGPUConstantEntry> constants;
     for (const auto& o : overrides) {
@@ -597,8 +599,9 @@ void Device::wait_for(uint64_t submission) {
 QuerySet Device::create_timestamp_queries(uint32_t count, std::string_view label) {
     check();
     if (!info_.features.timestamp_query) {
-        throw InvalidArgument("Timing dispatches needs the timestamp-query feature, which this "
-                              "device does not have.");
+        throw InvalidArgument(
+            "Timing dispatches needs the timestamp-query feature, which this "
+            "device does not have.");
     }
     WGPUQuerySetDescriptor desc = WGPU_QUERY_SET_DESCRIPTOR_INIT;
     desc.label = to_wgpu(label);

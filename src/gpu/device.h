@@ -5,8 +5,8 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -20,9 +20,9 @@
 namespace wgx::gpu {
 
 enum class BufferUsage {
-    storage,   // shader storage, copy source and destination
-    uniform,   // uniform, copy destination
-    readback,  // map for reading, copy destination
+    storage,        // shader storage, copy source and destination
+    uniform,        // uniform, copy destination
+    readback,       // map for reading, copy destination
     query_resolve,  // resolved timestamp queries, copy source
 };
 

@@ -93,15 +93,18 @@ uint64_t Encoder::submit() {
     end_pass();
     if (timer_ && timer_->dispatches > 0) {
         uint64_t bytes = uint64_t(timer_->sets.size()) * kQueriesPerSet * sizeof(uint64_t);
-        timer_->resolved = device_.create_buffer(bytes, BufferUsage::query_resolve, "wgx timestamps");
+        timer_->resolved =
+            device_.create_buffer(bytes, BufferUsage::query_resolve, "wgx timestamps");
         for (size_t s = 0; s < timer_->sets.size(); ++s) {
-            uint32_t used = std::min(kDispatchesPerSet, timer_->dispatches - uint32_t(s) * kDispatchesPerSet);
+            uint32_t used =
+                std::min(kDispatchesPerSet, timer_->dispatches - uint32_t(s) * kDispatchesPerSet);
             wgpuCommandEncoderResolveQuerySet(encoder_.get(), timer_->sets[s].get(), 0, 2 * used,
                                               timer_->resolved.get(),
                                               s * kQueriesPerSet * sizeof(uint64_t));
         }
     }
-    CommandBuffer commands = CommandBuffer::adopt(wgpuCommandEncoderFinish(encoder_.get(), nullptr));
+    CommandBuffer commands =
+        CommandBuffer::adopt(wgpuCommandEncoderFinish(encoder_.get(), nullptr));
     uint64_t submission = device_.submit(commands.get());
     if (timer_) {
         timer_->submission = submission;

@@ -13,8 +13,19 @@
 namespace wgx::gpu {
 
 enum class HandleKind {
-    instance, adapter, device, queue, buffer, shader_module, compute_pipeline, bind_group,
-    bind_group_layout, command_encoder, command_buffer, compute_pass, query_set,
+    instance,
+    adapter,
+    device,
+    queue,
+    buffer,
+    shader_module,
+    compute_pipeline,
+    bind_group,
+    bind_group_layout,
+    command_encoder,
+    command_buffer,
+    compute_pass,
+    query_set,
 };
 inline constexpr int kHandleKinds = static_cast<int>(HandleKind::query_set) + 1;
 
@@ -39,10 +50,19 @@ inline LiveHandles live_handles() {
 }
 
 inline const char* handle_kind_name(HandleKind kind) {
-    static constexpr const char* names[kHandleKinds] = {
-        "instance", "adapter", "device", "queue", "buffer", "shader module", "compute pipeline",
-        "bind group", "bind group layout", "command encoder", "command buffer", "compute pass",
-        "query set"};
+    static constexpr const char* names[kHandleKinds] = {"instance",
+                                                        "adapter",
+                                                        "device",
+                                                        "queue",
+                                                        "buffer",
+                                                        "shader module",
+                                                        "compute pipeline",
+                                                        "bind group",
+                                                        "bind group layout",
+                                                        "command encoder",
+                                                        "command buffer",
+                                                        "compute pass",
+                                                        "query set"};
     return names[static_cast<int>(kind)];
 }
 

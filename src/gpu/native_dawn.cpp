@@ -20,8 +20,8 @@ void wait_future(WGPUInstance instance, WGPUFuture future, const char* what) {
     WGPUFutureWaitInfo info = {future, false};
     WGPUWaitStatus status = wgpuInstanceWaitAny(instance, 1, &info, UINT64_MAX);
     if (status != WGPUWaitStatus_Success) {
-        throw GpuError(fmt::format("Waiting for {} failed (status {}).", what,
-                                   static_cast<int>(status)));
+        throw GpuError(
+            fmt::format("Waiting for {} failed (status {}).", what, static_cast<int>(status)));
     }
 }
 
@@ -103,8 +103,7 @@ namespace wgx::gpu::native {
 
 // Dawn has no timestamp writes between dispatches in webgpu.h; callers time whole passes.
 // Dawn has no call that drops the checks: every module keeps them.
-ShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc,
-                                  bool) {
+ShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc, bool) {
     return ShaderModule::adopt(wgpuDeviceCreateShaderModule(device, &desc));
 }
 

@@ -22,8 +22,8 @@ WGPUInstanceBackend backends_for(const std::string& name) {
     if (n == "dx12" || n == "d3d12") return WGPUInstanceBackend_DX12;
     if (n == "gl" || n == "opengl") return WGPUInstanceBackend_GL;
     if (n == "all") return WGPUInstanceBackend_All;
-    throw InvalidArgument(fmt::format(
-        "Backend \"{}\" is not one of auto, vulkan, metal, dx12, gl, all.", name));
+    throw InvalidArgument(
+        fmt::format("Backend \"{}\" is not one of auto, vulkan, metal, dx12, gl, all.", name));
 }
 
 LogLevel from_wgpu_level(WGPULogLevel level) {

@@ -16,30 +16,48 @@
 namespace wgx::graph {
 
 struct Null {};
-struct Int { int64_t value = 0; };
-struct Double { double value = 0; };
-struct Bool { bool value = false; };
-struct String { std::string value; };
+struct Int {
+    int64_t value = 0;
+};
+struct Double {
+    double value = 0;
+};
+struct Bool {
+    bool value = false;
+};
+struct String {
+    std::string value;
+};
 // A symbolic integer; `value` is its serialized (initial / upper-bound) value.
-struct SymInt { int64_t value = 0; };
-struct IntList { std::vector<int64_t> items; };
-struct DoubleList { std::vector<double> items; };
-struct BoolList { std::vector<bool> items; };
+struct SymInt {
+    int64_t value = 0;
+};
+struct IntList {
+    std::vector<int64_t> items;
+};
+struct DoubleList {
+    std::vector<double> items;
+};
+struct BoolList {
+    std::vector<bool> items;
+};
 // Value ids (e.g. a list of tensors for cat, or ints mixed with SymInts). -1 means "none"
 // (an absent optional tensor).
-struct ValueList { std::vector<int32_t> items; };
-
-struct Tensor {
-    DType dtype = DType::f32;       // element type as serialized (i64/f64 are narrowed on GPU)
-    std::vector<int64_t> dims;      // upper-bound shape for dynamic-bound tensors
-    int32_t constant_id = -1;       // index into Graph::constants, or -1
-    int32_t mem_obj_id = -1;        // memory pool shared with other tensors, or -1 (own memory)
-    bool dynamic_bound = false;     // dims are an upper bound (shape_dynamism DYNAMIC_BOUND)
-    std::string name;               // optional: a fully qualified name when the file has one
+struct ValueList {
+    std::vector<int32_t> items;
 };
 
-using Value = std::variant<Null, Int, Double, Bool, String, SymInt, IntList, DoubleList,
-                           BoolList, ValueList, Tensor>;
+struct Tensor {
+    DType dtype = DType::f32;    // element type as serialized (i64/f64 are narrowed on GPU)
+    std::vector<int64_t> dims;   // upper-bound shape for dynamic-bound tensors
+    int32_t constant_id = -1;    // index into Graph::constants, or -1
+    int32_t mem_obj_id = -1;     // memory pool shared with other tensors, or -1 (own memory)
+    bool dynamic_bound = false;  // dims are an upper bound (shape_dynamism DYNAMIC_BOUND)
+    std::string name;            // optional: a fully qualified name when the file has one
+};
+
+using Value = std::variant<Null, Int, Double, Bool, String, SymInt, IntList, DoubleList, BoolList,
+                           ValueList, Tensor>;
 
 // One operator call. `name` uses the graph spelling "aten.add.Tensor" (namespace.op.overload);
 // args are value ids in the op schema's order, output(s) last.

@@ -80,7 +80,8 @@ void check_tensor(const Graph& graph, const Tensor& tensor, size_t id, std::stri
 
 void check_graph(const Graph& graph, std::string_view file) {
     if (graph.values.size() > kMaxValues) {
-        fail(file, cat("has ", graph.values.size(), " values, more than the limit of ", kMaxValues));
+        fail(file,
+             cat("has ", graph.values.size(), " values, more than the limit of ", kMaxValues));
     }
     const auto value_count = static_cast<int64_t>(graph.values.size());
     auto in_range = [&](int64_t id) { return id >= 0 && id < value_count; };
@@ -144,10 +145,11 @@ void check_alias_extent(const Graph& graph, size_t g, std::string_view file) {
         const std::string what = cat("alias group ", g, ": value ", id);
         // Offsets come from a pass (or a test), never from a file; still, keep the sum exact.
         if (offset > storage || n > storage - offset) {
-            fail(file, cat(what, " (", dtype_name(t.dtype), " ", list_text(t.dims), " at element ",
-                           offset, ") reaches past the end of value ", root, " (",
-                           list_text(std::get<Tensor>(graph.values[static_cast<size_t>(root)]).dims),
-                           ")"));
+            fail(file,
+                 cat(what, " (", dtype_name(t.dtype), " ", list_text(t.dims), " at element ",
+                     offset, ") reaches past the end of value ", root, " (",
+                     list_text(std::get<Tensor>(graph.values[static_cast<size_t>(root)]).dims),
+                     ")"));
         }
         if (offset * device_size(t.dtype) % kAliasOffsetAlignment != 0) {
             fail(file, cat(what, " starts at GPU byte ", offset * device_size(t.dtype),
@@ -178,9 +180,11 @@ void check_alias_groups(const Graph& graph, std::string_view file) {
             if (!t) fail(file, cat(what, " is not a tensor"));
             if (t->constant_id >= 0) fail(file, cat(what, " is a constant"));
             if (t->dynamic_bound) fail(file, cat(what, " has a dynamic-bound shape"));
-            if (boundary[static_cast<size_t>(id)]) fail(file, cat(what, " is a graph input or output"));
+            if (boundary[static_cast<size_t>(id)])
+                fail(file, cat(what, " is a graph input or output"));
             if (group_of[static_cast<size_t>(id)] >= 0) {
-                fail(file, cat(what, " is also in alias group ", group_of[static_cast<size_t>(id)]));
+                fail(file,
+                     cat(what, " is also in alias group ", group_of[static_cast<size_t>(id)]));
             }
             group_of[static_cast<size_t>(id)] = static_cast<int32_t>(g);
             if (!first) {
@@ -216,7 +220,8 @@ void check_alias_groups(const Graph& graph, std::string_view file) {
         written.clear();
         for (size_t a = 0; a + 1 < args.size(); ++a) {
             for_each_arg_value(graph, args[a], [&](int32_t id) {
-                if (group_of[static_cast<size_t>(id)] >= 0) read.push_back(group_of[static_cast<size_t>(id)]);
+                if (group_of[static_cast<size_t>(id)] >= 0)
+                    read.push_back(group_of[static_cast<size_t>(id)]);
             });
         }
         for_each_arg_value(graph, args.back(), [&](int32_t id) {
@@ -231,8 +236,9 @@ void check_alias_groups(const Graph& graph, std::string_view file) {
         });
         for (int32_t g : written) {
             if (std::find(read.begin(), read.end(), g) != read.end()) {
-                fail(file, cat("op ", op, " (", graph.chain[op].name, ") reads and writes alias group ",
-                               g, " (one buffer bound writable and read-only in one dispatch)"));
+                fail(file,
+                     cat("op ", op, " (", graph.chain[op].name, ") reads and writes alias group ",
+                         g, " (one buffer bound writable and read-only in one dispatch)"));
             }
         }
     }

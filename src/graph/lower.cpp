@@ -216,7 +216,8 @@ class PlanLowering {
         if (args.empty()) return false;
         // A kernel whose out argument is a list (split) returns an equal list as a separate value.
         if (args.size() >= 2) {
-            const auto* last = std::get_if<ValueList>(&graph_.values[static_cast<size_t>(args.back())]);
+            const auto* last =
+                std::get_if<ValueList>(&graph_.values[static_cast<size_t>(args.back())]);
             const auto* prev =
                 std::get_if<ValueList>(&graph_.values[static_cast<size_t>(args[args.size() - 2])]);
             if (last && prev && !last->items.empty() && last->items == prev->items) {
@@ -252,7 +253,7 @@ class PlanLowering {
             if (!tensor || !tensor->allocation_info() || tensor->data_buffer_idx() != 0) continue;
             const fb::AllocationDetails* a = tensor->allocation_info();
             location[id] = {a->memory_id(), uint64_t{a->memory_offset_low()} |
-                                                 (uint64_t{a->memory_offset_high()} << 32)};
+                                                (uint64_t{a->memory_offset_high()} << 32)};
         }
         if (location.empty()) return;
 
@@ -278,14 +279,17 @@ class PlanLowering {
             // location; running on with unwritten memory would give silently wrong results.
             auto source = latest.find(loc->second);
             if (source == latest.end()) {
-                error(cat("value ", id, " is read before any instruction writes it (no tensor at its "
-                         "memory location ", loc->second.first, "+", loc->second.second, ")"));
+                error(cat("value ", id,
+                          " is read before any instruction writes it (no tensor at its "
+                          "memory location ",
+                          loc->second.first, "+", loc->second.second, ")"));
             }
             const auto& from = std::get<Tensor>(graph_.values[static_cast<size_t>(source->second)]);
             if (host_nbytes(from) != host_nbytes(*tensor) || from.dtype != tensor->dtype) {
                 error(cat("value ", id, " is read before any instruction writes it, and value ",
-                         source->second, " last written at its memory location differs in size "
-                         "or dtype, so it is not a view of it"));
+                          source->second,
+                          " last written at its memory location differs in size "
+                          "or dtype, so it is not a view of it"));
             }
             OpCall copy;
             copy.name = "aten.view_copy.default";
@@ -295,7 +299,8 @@ class PlanLowering {
         };
         auto for_each_tensor = [&](int32_t id, auto&& fn) {
             if (id < 0) return;
-            if (const auto* list = std::get_if<ValueList>(&graph_.values[static_cast<size_t>(id)])) {
+            if (const auto* list =
+                    std::get_if<ValueList>(&graph_.values[static_cast<size_t>(id)])) {
                 for (int32_t item : list->items) {
                     if (item >= 0) fn(item);
                 }
@@ -304,7 +309,8 @@ class PlanLowering {
             }
         };
         for (OpCall& op : graph_.chain) {
-            for (size_t a = 0; a + 1 < op.args.size(); ++a) for_each_tensor(op.args[a], ensure_written);
+            for (size_t a = 0; a + 1 < op.args.size(); ++a)
+                for_each_tensor(op.args[a], ensure_written);
             const int32_t output = op.args.empty() ? -1 : op.args.back();
             chain.push_back(std::move(op));
             for_each_tensor(output, mark_written);

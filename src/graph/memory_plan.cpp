@@ -175,8 +175,10 @@ void assign_memory_pools(Graph& graph) {
     }
     for (const auto& group : graph.alias_groups) {
         if (group.empty()) continue;
-        const int32_t pool = std::get<Tensor>(graph.values[static_cast<size_t>(group.front())]).mem_obj_id;
-        for (int32_t id : group) std::get<Tensor>(graph.values[static_cast<size_t>(id)]).mem_obj_id = pool;
+        const int32_t pool =
+            std::get<Tensor>(graph.values[static_cast<size_t>(group.front())]).mem_obj_id;
+        for (int32_t id : group)
+            std::get<Tensor>(graph.values[static_cast<size_t>(id)]).mem_obj_id = pool;
     }
 }
 

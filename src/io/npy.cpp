@@ -90,8 +90,8 @@ NpyArray parse_npy(std::span<const std::byte> bytes, const std::string& name) {
     uint64_t need = numel * host_size(out.dtype);
     size_t data_start = header_start + header_len;
     if (bytes.size() - data_start < need) {
-        return fail(fmt::format("{} data bytes expected, {} present", need,
-                                bytes.size() - data_start));
+        return fail(
+            fmt::format("{} data bytes expected, {} present", need, bytes.size() - data_start));
     }
     out.data.assign(bytes.begin() + data_start, bytes.begin() + data_start + need);
     if (fortran && out.shape.size() > 1) {
@@ -121,12 +121,11 @@ std::vector<std::byte> format_npy(const NpyArray& array) {
     std::string shape;
     for (int64_t d : array.shape) shape += fmt::format("{}, ", d);
     if (array.shape.size() > 1) shape.resize(shape.size() - 2);
-    const char* order = array.dtype == DType::u8 || array.dtype == DType::i8 ||
-                                array.dtype == DType::boolean
-                            ? "|"
-                            : "<";
+    const char* order =
+        array.dtype == DType::u8 || array.dtype == DType::i8 || array.dtype == DType::boolean ? "|"
+                                                                                              : "<";
     std::string header = fmt::format("{{'descr': '{}{}', 'fortran_order': False, 'shape': ({}), }}",
-                                      order, code_of(array.dtype), shape);
+                                     order, code_of(array.dtype), shape);
     // Pad with spaces so the data starts on a 64-byte boundary, ending in a newline.
     size_t total = 10 + header.size() + 1;
     header.append((64 - total % 64) % 64, ' ');
@@ -143,7 +142,8 @@ std::vector<std::byte> format_npy(const NpyArray& array) {
 void write_npy(const std::filesystem::path& path, const NpyArray& array) {
     std::vector<std::byte> bytes = format_npy(array);
     std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
     if (!out) throw Error(fmt::format("{}: writing failed.", path.string()));
 }
 

@@ -38,7 +38,8 @@ class ProgramRecorder {
         }
         for (size_t i = 0; i < graph_.chain.size(); ++i) record_op(i);
         for (size_t i = 0; i < graph_.output_ids.size(); ++i) {
-            ctx_.recording().add_copy(tensor(graph_.output_ids[i]), io[graph_.input_ids.size() + i]);
+            ctx_.recording().add_copy(tensor(graph_.output_ids[i]),
+                                      io[graph_.input_ids.size() + i]);
         }
     }
 
@@ -58,15 +59,16 @@ class ProgramRecorder {
         for (size_t i = 0; i < io.size(); ++i) {
             bool is_input = i < ins.size();
             const TensorInfo& want = is_input ? ins[i] : outs[i - ins.size()];
-            std::string which = is_input ? fmt::format("input {}", i)
-                                         : fmt::format("output {}", i - ins.size());
+            std::string which =
+                is_input ? fmt::format("input {}", i) : fmt::format("output {}", i - ins.size());
             const Tensor& got = io[i];
             if (!got.defined()) {
-                throw InvalidArgument(fmt::format("{}: {} is an empty tensor.", graph_.origin, which));
+                throw InvalidArgument(
+                    fmt::format("{}: {} is an empty tensor.", graph_.origin, which));
             }
             if (got.impl().ctx.get() != &ctx_) {
-                throw InvalidArgument(fmt::format("{}: {} belongs to another context.",
-                                                  graph_.origin, which));
+                throw InvalidArgument(
+                    fmt::format("{}: {} belongs to another context.", graph_.origin, which));
             }
             bool beyond_bound = false;
             if (want.dynamic_bound && got.shape().size() == want.shape.size()) {
@@ -123,9 +125,9 @@ class ProgramRecorder {
         Shape shape(t.dims.begin(), t.dims.end());
         if (t.constant_id >= 0) {
             const auto& c = graph_.constants[t.constant_id];
-            auto buffer = ctx_.allocate(graph::host_nbytes(t) / host_size(t.dtype) *
-                                            device_size(t.dtype),
-                                        fmt::format("constant {}", t.constant_id));
+            auto buffer =
+                ctx_.allocate(graph::host_nbytes(t) / host_size(t.dtype) * device_size(t.dtype),
+                              fmt::format("constant {}", t.constant_id));
             tensors_[id] = ctx_.make_tensor(std::move(buffer), 0, t.dtype, shape);
             try {
                 tensors_[id].set_bytes(std::as_bytes(c.bytes));
@@ -222,8 +224,8 @@ class ProgramRecorder {
         } catch (const InvalidArgument& e) {
             fail(fmt::format("op {} ({}): {}", index, call.name, e.what()));
         } catch (const GpuError& e) {
-            throw GpuError(fmt::format("{}: op {} ({}): {}", graph_.origin, index, call.name,
-                                       e.what()));
+            throw GpuError(
+                fmt::format("{}: op {} ({}): {}", graph_.origin, index, call.name, e.what()));
         }
     }
 

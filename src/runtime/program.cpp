@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include "ops/registry.h"
 #include "graph/graph.h"
 #include "graph/graph_check.h"
 #include "graph/graph_summary.h"
@@ -13,6 +12,7 @@
 #include "graph/passes/fold_prepack.h"
 #include "graph/passes/fuse_all.h"
 #include "graph/passes/run_in_float16.h"
+#include "ops/registry.h"
 
 namespace wgx {
 
@@ -114,8 +114,6 @@ std::vector<OpCount> Program::op_counts() const {
 
 bool Program::float16() const { return state_->float16; }
 
-const Op* Program::find_op(std::string_view name) const {
-    return lookup(name, state_->extra_ops);
-}
+const Op* Program::find_op(std::string_view name) const { return lookup(name, state_->extra_ops); }
 
 }  // namespace wgx

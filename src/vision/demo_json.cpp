@@ -35,8 +35,8 @@ json detect_json(const ModelCard& card, const std::string& image, const FrameRes
                         {"label", card.label(d.cls)},
                         {"score", round_to(d.score, 6)},
                         {"box",
-                         {round_to(d.box.x1, 3), round_to(d.box.y1, 3),
-                          round_to(d.box.x2, 3), round_to(d.box.y2, 3)}}});
+                         {round_to(d.box.x1, 3), round_to(d.box.y1, 3), round_to(d.box.x2, 3),
+                          round_to(d.box.y2, 3)}}});
     }
     doc["detections"] = std::move(dets);
     return doc;
@@ -46,8 +46,8 @@ json classify_json(const ModelCard& card, const std::string& image, const FrameR
     json doc{{"schema", "wgx-classify/1"}, {"model", card.name}, {"image", image}};
     json top = json::array();
     for (const ClassScore& c : r.top) {
-        top.push_back({{"class", c.cls}, {"label", card.label(c.cls)},
-                       {"score", round_to(c.score, 6)}});
+        top.push_back(
+            {{"class", c.cls}, {"label", card.label(c.cls)}, {"score", round_to(c.score, 6)}});
     }
     doc["top"] = std::move(top);
     return doc;

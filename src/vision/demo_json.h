@@ -12,13 +12,13 @@ namespace wgx::vision {
 
 // `image` is the photo's path as given; `output` the picture written ("" when none).
 nlohmann::ordered_json detect_json(const ModelCard& card, const std::string& image,
-                           const FrameResult& result);
+                                   const FrameResult& result);
 nlohmann::ordered_json classify_json(const ModelCard& card, const std::string& image,
-                             const FrameResult& result);
+                                     const FrameResult& result);
 nlohmann::ordered_json segment_json(const ModelCard& card, const std::string& image,
-                            const FrameResult& result, const std::string& output);
+                                    const FrameResult& result, const std::string& output);
 nlohmann::ordered_json depth_json(const ModelCard& card, const std::string& image,
-                          const FrameResult& result, const std::string& output);
+                                  const FrameResult& result, const std::string& output);
 
 // Fraction of the map's pixels whose probability reaches the card's threshold (sigmoid applied
 // to logit maps).

@@ -7,9 +7,9 @@
 #include <cstddef>
 
 #include "vision/depth_colormap.wgsl.h"
-#include "vision/sample_map.wgsl.h"
 #include "vision/geometry.h"
 #include "vision/image.h"
+#include "vision/sample_map.wgsl.h"
 
 namespace wgx::vision {
 
@@ -80,9 +80,9 @@ void DepthColormapOp::record(Recorder& rec, const Args& args) const {
     for (int i = 0; i < kStops; ++i)
         for (int c = 0; c < 3; ++c) p.stops[i][c] = kRamp[i][c];
     const uint32_t wg = rec.workgroup_size(128);
-    Kernel k = rec.kernel(name(),
-                          std::string(wgsl::vision_depth_colormap) + std::string(wgsl::vision_sample_map),
-                          {{"WG", double(wg)}});
+    Kernel k = rec.kernel(
+        name(), std::string(wgsl::vision_depth_colormap) + std::string(wgsl::vision_sample_map),
+        {{"WG", double(wg)}});
     rec.dispatch(k, {map, range, out, Binding::uniform(p)}, rec.grid_1d(uint64_t(w) * h, wg));
 }
 

@@ -27,19 +27,19 @@ namespace {
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 bool finite_box(const Box& b) {
-    return std::isfinite(b.x1) && std::isfinite(b.y1) && std::isfinite(b.x2) &&
-           std::isfinite(b.y2);
+    return std::isfinite(b.x1) && std::isfinite(b.y1) && std::isfinite(b.x2) && std::isfinite(b.y2);
 }
 
 }  // namespace
 
-std::vector<Detection> decode_anchor_free_dfl(const DflDecode& d, int input_height,
-                                              int input_width, std::span<const float> scores,
-                                              int64_t classes, std::span<const float> boxes) {
+std::vector<Detection> decode_anchor_free_dfl(const DflDecode& d, int input_height, int input_width,
+                                              std::span<const float> scores, int64_t classes,
+                                              std::span<const float> boxes) {
     if (classes < 1 || scores.size() % size_t(classes) != 0) {
-        throw InvalidArgument(fmt::format("anchor_free_dfl: {} score values are not rows of {} "
-                                          "classes.",
-                                          scores.size(), classes));
+        throw InvalidArgument(
+            fmt::format("anchor_free_dfl: {} score values are not rows of {} "
+                        "classes.",
+                        scores.size(), classes));
     }
     const int64_t rows = int64_t(scores.size()) / classes;
     const int64_t bins = d.reg_max + 1;
@@ -78,8 +78,8 @@ std::vector<Detection> decode_anchor_free_dfl(const DflDecode& d, int input_heig
                 const double cy = (double(row) + d.center_offset) * double(L.stride);
                 double dist[4];
                 for (int side = 0; side < 4; ++side) {
-                    dist[side] = dfl_expectation(boxes.subspan(size_t((r * 4 + side) * bins),
-                                                               size_t(bins))) *
+                    dist[side] = dfl_expectation(
+                                     boxes.subspan(size_t((r * 4 + side) * bins), size_t(bins))) *
                                  double(L.stride);
                 }
                 box = Box{cx - dist[0], cy - dist[1], cx + dist[2], cy + dist[3]};
@@ -97,9 +97,10 @@ std::vector<Detection> decode_boxes_scores(const BoxesScoresDecode& d, int input
                                            int input_width, std::span<const float> output,
                                            int64_t row_width) {
     if (row_width < 5 || output.size() % size_t(row_width) != 0) {
-        throw InvalidArgument(fmt::format("boxes_scores: {} values are not rows of 4 box values "
-                                          "and at least one score (row width {}).",
-                                          output.size(), row_width));
+        throw InvalidArgument(
+            fmt::format("boxes_scores: {} values are not rows of 4 box values "
+                        "and at least one score (row width {}).",
+                        output.size(), row_width));
     }
     const int64_t rows = int64_t(output.size()) / row_width;
     const double sx = d.normalized ? input_width : 1.0, sy = d.normalized ? input_height : 1.0;

@@ -13,9 +13,8 @@ std::vector<Detection> best_first(std::vector<Detection> detections, int max_det
     return detections;
 }
 
-std::vector<Detection> non_max_suppression(std::vector<Detection> candidates,
-                                           double iou_threshold, bool per_class,
-                                           int max_detections) {
+std::vector<Detection> non_max_suppression(std::vector<Detection> candidates, double iou_threshold,
+                                           bool per_class, int max_detections) {
     candidates = best_first(std::move(candidates), -1);
     std::vector<Detection> kept;
     for (const Detection& c : candidates) {

@@ -17,9 +17,8 @@ struct Detection {
 // is dropped when its IoU with an already kept box of the same class (or of any class when
 // `per_class` is false) exceeds `iou_threshold`. At most `max_detections` are kept. Returns the
 // kept ones, highest score first.
-std::vector<Detection> non_max_suppression(std::vector<Detection> candidates,
-                                           double iou_threshold, bool per_class,
-                                           int max_detections);
+std::vector<Detection> non_max_suppression(std::vector<Detection> candidates, double iou_threshold,
+                                           bool per_class, int max_detections);
 
 // Sorts by descending score (stable) and keeps at most `max_detections` (no suppression).
 std::vector<Detection> best_first(std::vector<Detection> detections, int max_detections);

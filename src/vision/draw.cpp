@@ -105,9 +105,7 @@ namespace {
 
 struct Rect {
     int x0, y0, x1, y1;
-    bool overlaps(const Rect& o) const {
-        return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1;
-    }
+    bool overlaps(const Rect& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
 };
 
 }  // namespace
@@ -155,8 +153,8 @@ void draw_detections(Image& image, const std::vector<Detection>& detections,
         const Rect& t = tags[k];
         fill_rect(image, t.x0, t.y0, t.x1, t.y1, colour);
         const bool light = 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 140;
-        draw_text(image, t.x0 + pad, t.y0 + pad, texts[k], light ? Rgb{0, 0, 0} : Rgb{255, 255, 255},
-                  scale);
+        draw_text(image, t.x0 + pad, t.y0 + pad, texts[k],
+                  light ? Rgb{0, 0, 0} : Rgb{255, 255, 255}, scale);
     }
 }
 

@@ -30,7 +30,6 @@ void draw_text(Image& image, int x, int y, const std::string& text, Rgb colour, 
 // Every detection's box and a tag "<label> <score>" on a filled strip above it (inside its top
 // edge or below it when that spot is taken by a better detection's tag or outside the photo).
 // Line width and text size grow with the photo.
-void draw_detections(Image& image, const std::vector<Detection>& detections,
-                     const ModelCard& card);
+void draw_detections(Image& image, const std::vector<Detection>& detections, const ModelCard& card);
 
 }  // namespace wgx::vision

@@ -20,8 +20,8 @@ double iou(const Box& a, const Box& b) {
 
 InputGeometry compute_geometry(const InputSpec& input, int photo_width, int photo_height) {
     if (photo_width < 1 || photo_height < 1) {
-        throw InvalidArgument(fmt::format("a photo of {}x{} pixels cannot be resized.",
-                                          photo_width, photo_height));
+        throw InvalidArgument(
+            fmt::format("a photo of {}x{} pixels cannot be resized.", photo_width, photo_height));
     }
     InputGeometry g;
     g.photo_width = photo_width;
@@ -55,7 +55,7 @@ Box InputGeometry::to_photo(const Box& b) const {
 }
 
 MapSampling InputGeometry::photo_to_map(int map_width, int map_height) const {
-    const double mx = double(map_width) / input_width;   // map pixels per input pixel
+    const double mx = double(map_width) / input_width;  // map pixels per input pixel
     const double my = double(map_height) / input_height;
     MapSampling m;
     m.ax = double(placed_width) / photo_width * mx;

@@ -15,10 +15,11 @@ namespace wgx::vision {
 Image::Image(int w, int h, int c) : width(w), height(h), channels(c) {
     if (w < 1 || h < 1 || w > kMaxImageSide || h > kMaxImageSide ||
         int64_t(w) * h > kMaxImagePixels || (c != 3 && c != 4)) {
-        throw InvalidArgument(fmt::format("an image of {}x{} pixels with {} channels is not "
-                                          "supported (sides 1..{}, at most {} pixels, 3 or 4 "
-                                          "channels).",
-                                          w, h, c, kMaxImageSide, kMaxImagePixels));
+        throw InvalidArgument(
+            fmt::format("an image of {}x{} pixels with {} channels is not "
+                        "supported (sides 1..{}, at most {} pixels, 3 or 4 "
+                        "channels).",
+                        w, h, c, kMaxImageSide, kMaxImagePixels));
     }
     pixels.assign(size_t(w) * h * c, 0);
 }
@@ -32,20 +33,21 @@ Image decode_image(const std::vector<uint8_t>& bytes, const std::string& name) {
     int w = 0, h = 0, c = 0;
     // Check the header's size before decoding, so a forged header cannot ask for a huge buffer.
     if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &c)) {
-        throw InvalidArgument(fmt::format("{}: not a readable image ({}).", name,
-                                          stbi_failure_reason()));
+        throw InvalidArgument(
+            fmt::format("{}: not a readable image ({}).", name, stbi_failure_reason()));
     }
     if (w < 1 || h < 1 || w > kMaxImageSide || h > kMaxImageSide ||
         int64_t(w) * h > kMaxImagePixels) {
-        throw InvalidArgument(fmt::format("{}: {}x{} pixels is larger than supported (sides up "
-                                          "to {}, at most {} pixels).",
-                                          name, w, h, kMaxImageSide, kMaxImagePixels));
+        throw InvalidArgument(
+            fmt::format("{}: {}x{} pixels is larger than supported (sides up "
+                        "to {}, at most {} pixels).",
+                        name, w, h, kMaxImageSide, kMaxImagePixels));
     }
     std::unique_ptr<stbi_uc, void (*)(void*)> data(
         stbi_load_from_memory(bytes.data(), len, &w, &h, &c, 3), stbi_image_free);
     if (!data) {
-        throw InvalidArgument(fmt::format("{}: cannot decode the image ({}).", name,
-                                          stbi_failure_reason()));
+        throw InvalidArgument(
+            fmt::format("{}: cannot decode the image ({}).", name, stbi_failure_reason()));
     }
     Image img(w, h, 3);
     std::copy(data.get(), data.get() + img.pixels.size(), img.pixels.begin());

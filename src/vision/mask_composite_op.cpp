@@ -39,8 +39,8 @@ void MaskCompositeOp::record(Recorder& rec, const Args& args) const {
     }
     const int64_t h = photo.shape()[0], w = photo.shape()[1];
     if (h > kMaxImageSide || w > kMaxImageSide) {
-        args.fail(fmt::format("photo is {}x{}; sides up to {} are supported.", w, h,
-                              kMaxImageSide));
+        args.fail(
+            fmt::format("photo is {}x{}; sides up to {} are supported.", w, h, kMaxImageSide));
     }
     if (map.dtype() != DType::f32 || map.rank() != 4 || map.shape()[0] != 1) {
         args.fail(fmt::format("map must be float32 [1, channels, height, width], got {} {}.",
@@ -72,9 +72,9 @@ void MaskCompositeOp::record(Recorder& rec, const Args& args) const {
     p.colour[3] = style_.tint;
     p.background = style_.background;
     const uint32_t wg = rec.workgroup_size(128);
-    Kernel k = rec.kernel(name(),
-                          std::string(wgsl::vision_mask_composite) + std::string(wgsl::vision_sample_map),
-                          {{"WG", double(wg)}});
+    Kernel k = rec.kernel(
+        name(), std::string(wgsl::vision_mask_composite) + std::string(wgsl::vision_sample_map),
+        {{"WG", double(wg)}});
     rec.dispatch(k, {photo, map, out, Binding::uniform(p)}, rec.grid_1d(uint64_t(w) * h, wg));
 }
 

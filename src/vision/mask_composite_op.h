@@ -16,8 +16,8 @@ namespace wgx::vision {
 
 struct MaskStyle {
     std::array<uint8_t, 3> colour{40, 200, 255};  // the foreground's tint
-    float tint = 0.25f;                            // how much of it
-    float background = 0.35f;                      // brightness of the grey background
+    float tint = 0.25f;                           // how much of it
+    float background = 0.35f;                     // brightness of the grey background
 };
 
 class MaskCompositeOp final : public Op {

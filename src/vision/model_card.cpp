@@ -78,12 +78,14 @@ class Fields {
     }
 
     // One of `choices`; the error lists them.
-    std::string choice(std::string_view key, std::initializer_list<std::string_view> choices) const {
+    std::string choice(std::string_view key,
+                       std::initializer_list<std::string_view> choices) const {
         std::string s = string(key);
         for (std::string_view c : choices)
             if (s == c) return s;
         std::string list;
-        for (std::string_view c : choices) list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", c);
+        for (std::string_view c : choices)
+            list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", c);
         fail(key, fmt::format("is \"{}\"; expected one of {}.", s, list));
     }
 
@@ -154,8 +156,8 @@ class Fields {
         const json& v = array(key, min_size, max_size);
         std::vector<int> out;
         for (size_t i = 0; i < v.size(); ++i) {
-            out.push_back(static_cast<int>(
-                as_integer(*this, fmt::format("{}[{}]", key, i), v[i], lo, hi)));
+            out.push_back(
+                static_cast<int>(as_integer(*this, fmt::format("{}[{}]", key, i), v[i], lo, hi)));
         }
         return out;
     }
@@ -264,8 +266,8 @@ ModelCard parse_model_card(std::string_view json_text, const fs::path& card_path
     try {
         doc = json::parse(json_text);
     } catch (const json::parse_error& e) {
-        throw LoadError(fmt::format("{}: not valid JSON (byte {}): {}", card_path.string(),
-                                    e.byte, e.what()));
+        throw LoadError(
+            fmt::format("{}: not valid JSON (byte {}): {}", card_path.string(), e.byte, e.what()));
     }
     if (!doc.is_object()) {
         throw LoadError(fmt::format("{}: a model card must be a JSON object, got {}.",
@@ -274,7 +276,8 @@ ModelCard parse_model_card(std::string_view json_text, const fs::path& card_path
     Fields top(doc, "", card_path);
     std::string schema = top.string("schema");
     if (schema != "wgx-model-card/1") {
-        top.fail("schema", fmt::format("is \"{}\"; this build reads \"wgx-model-card/1\".", schema));
+        top.fail("schema",
+                 fmt::format("is \"{}\"; this build reads \"wgx-model-card/1\".", schema));
     }
     ModelCard card;
     card.card_path = card_path;
@@ -337,8 +340,8 @@ std::string count_word(int64_t n, std::string_view noun) {
 }  // namespace
 
 void check_program_fits(const ModelCard& card, const Program& program) {
-    const std::string who = fmt::format("{} (model {})", card.card_path.string(),
-                                        card.model.filename().string());
+    const std::string who =
+        fmt::format("{} (model {})", card.card_path.string(), card.model.filename().string());
     auto fail = [&](const std::string& what) -> void {
         throw LoadError(fmt::format("{}: {}", who, what));
     };
@@ -394,9 +397,10 @@ void check_program_fits(const ModelCard& card, const Program& program) {
             rows += int64_t((card.input.height + st - 1) / st) * ((card.input.width + st - 1) / st);
         }
         if (s.shape[1] != rows || b.shape[1] != rows) {
-            fail(fmt::format("the strides give {} rows for a {}x{} input, but the scores output "
-                             "has {} and the boxes output {}.",
-                             rows, card.input.width, card.input.height, s.shape[1], b.shape[1]));
+            fail(
+                fmt::format("the strides give {} rows for a {}x{} input, but the scores output "
+                            "has {} and the boxes output {}.",
+                            rows, card.input.width, card.input.height, s.shape[1], b.shape[1]));
         }
         if (b.shape[2] != 4 * (d->reg_max + 1)) {
             fail(fmt::format("the boxes output has {} values per row; reg_max {} needs {}.",
@@ -407,9 +411,10 @@ void check_program_fits(const ModelCard& card, const Program& program) {
         const TensorInfo& t = output(d->output, "output");
         expect_rank(t, d->output, 3, "[1, N, 4 + classes]");
         if (t.shape[2] < 5) {
-            fail(fmt::format("output {} has {} values per row; 4 box values and at least one class "
-                             "score expected.",
-                             d->output, t.shape[2]));
+            fail(
+                fmt::format("output {} has {} values per row; 4 box values and at least one class "
+                            "score expected.",
+                            d->output, t.shape[2]));
         }
         check_labels(t.shape[2] - 4);
     } else if (const auto* d = std::get_if<SegmentDecode>(&card.decode)) {

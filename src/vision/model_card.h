@@ -23,7 +23,7 @@ struct InputSpec {
     int height = 0, width = 0;
     ResizeMode resize = ResizeMode::stretch;
     std::array<double, 3> letterbox_fill{0, 0, 0};  // 0..255 RGB
-    double scale = 1.0;                              // x = (pixel * scale - mean[c]) / std[c]
+    double scale = 1.0;                             // x = (pixel * scale - mean[c]) / std[c]
     std::array<double, 3> mean{0, 0, 0};
     std::array<double, 3> std{1, 1, 1};
 };
@@ -62,20 +62,20 @@ struct SegmentDecode {
 };
 
 struct DepthDecode {
-    bool inverse = false;       // "inverse_depth" or "relative_depth" (informative)
+    bool inverse = false;  // "inverse_depth" or "relative_depth" (informative)
     int output = 0;
     bool larger_is_far = true;  // "larger_is": "far" | "near"
     double low_percentile = 2, high_percentile = 98;
 };
 
-using Decode = std::variant<ClassifyDecode, DflDecode, BoxesScoresDecode, SegmentDecode,
-                            DepthDecode>;
+using Decode =
+    std::variant<ClassifyDecode, DflDecode, BoxesScoresDecode, SegmentDecode, DepthDecode>;
 
 struct ModelCard {
     std::filesystem::path card_path;  // the card.json it was read from
     std::string name;
     Task task = Task::classify;
-    std::filesystem::path model;      // absolute or relative to the working directory
+    std::filesystem::path model;  // absolute or relative to the working directory
     InputSpec input;
     Decode decode;
     std::vector<std::string> labels;  // may be empty: classes are then named "class <i>"

@@ -52,9 +52,10 @@ Ranks ranks_of(double percentile, int64_t n) {
 
 PercentileOp::PercentileOp(double low, double high) : low_(low), high_(high) {
     if (!(low >= 0 && low <= high && high <= 100)) {
-        throw InvalidArgument(fmt::format("vision.percentiles: need 0 <= low <= high <= 100, got "
-                                          "{} and {}.",
-                                          low, high));
+        throw InvalidArgument(
+            fmt::format("vision.percentiles: need 0 <= low <= high <= 100, got "
+                        "{} and {}.",
+                        low, high));
     }
 }
 
@@ -91,8 +92,8 @@ void PercentileOp::record(Recorder& rec, const Args& args) const {
     const uint32_t groups = uint32_t(std::clamp<int64_t>((n + wg - 1) / wg, 1, 64));
     Kernel hist = rec.kernel("vision.percentiles/histogram",
                              std::string(wgsl::vision_percentile_histogram), {{"WG", double(wg)}});
-    Kernel select = rec.kernel("vision.percentiles/select",
-                               std::string(wgsl::vision_percentile_select));
+    Kernel select =
+        rec.kernel("vision.percentiles/select", std::string(wgsl::vision_percentile_select));
     sp.mode = kInit;
     rec.dispatch(select, {histogram, state, out, Binding::uniform(sp)}, Grid{1, 1, 1});
     for (uint32_t pass = 0; pass < 4; ++pass) {

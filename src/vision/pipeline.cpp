@@ -110,8 +110,7 @@ FrameResult Pipeline::run(const Image& photo) {
         r.timings.readback_ms = ms_since(t);
         t = Clock::now();
         const int64_t width = program_.outputs()[size_t(d->output)].shape[2];
-        r.detections =
-            decode_boxes_scores(*d, card_.input.height, card_.input.width, out, width);
+        r.detections = decode_boxes_scores(*d, card_.input.height, card_.input.width, out, width);
     }
     if (card_.task == Task::detect) {
         for (Detection& det : r.detections) det.box = r.geometry.to_photo(det.box);
@@ -127,7 +126,8 @@ FrameResult Pipeline::run(const Image& photo) {
     r.map_width = int(shape[3]);
     if (options_.read_map) {
         std::vector<float> all = read(m);
-        const size_t channel = composite_ ? size_t(std::get<SegmentDecode>(card_.decode).channel) : 0;
+        const size_t channel =
+            composite_ ? size_t(std::get<SegmentDecode>(card_.decode).channel) : 0;
         const size_t plane = size_t(r.map_width) * size_t(r.map_height);
         r.map.assign(all.begin() + ptrdiff_t(channel * plane),
                      all.begin() + ptrdiff_t((channel + 1) * plane));

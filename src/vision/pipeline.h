@@ -26,18 +26,18 @@
 namespace wgx::vision {
 
 struct PipelineOptions {
-    int top_k = 5;          // classify
-    bool read_map = true;   // segment/depth: also read the raw output map back
-    MaskStyle mask_style;   // segment
+    int top_k = 5;         // classify
+    bool read_map = true;  // segment/depth: also read the raw output map back
+    MaskStyle mask_style;  // segment
     ProgramOptions program;
 };
 
 struct FrameTimings {
-    double record_ms = 0;    // 0 unless this frame (re)recorded the work
+    double record_ms = 0;  // 0 unless this frame (re)recorded the work
     double upload_ms = 0;
-    double gpu_ms = 0;       // submit until the GPU is done
+    double gpu_ms = 0;  // submit until the GPU is done
     double readback_ms = 0;
-    double decode_ms = 0;    // CPU decoding (detect/classify)
+    double decode_ms = 0;  // CPU decoding (detect/classify)
     double total_ms() const { return record_ms + upload_ms + gpu_ms + readback_ms + decode_ms; }
 };
 
@@ -48,7 +48,7 @@ struct FrameResult {
     Image picture;                      // segment: composite; depth: colour map (RGBA, photo size)
     std::vector<float> map;             // segment/depth: the card's output channel [H', W']
     int map_width = 0, map_height = 0;
-    float low = 0, high = 0;            // depth: the normalisation range (percentiles)
+    float low = 0, high = 0;  // depth: the normalisation range (percentiles)
     FrameTimings timings;
 };
 

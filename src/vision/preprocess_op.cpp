@@ -39,8 +39,8 @@ void PreprocessOp::record(Recorder& rec, const Args& args) const {
     }
     const int64_t h = image.shape()[0], w = image.shape()[1];
     if (h > kMaxImageSide || w > kMaxImageSide) {
-        args.fail(fmt::format("image is {}x{}; sides up to {} are supported.", w, h,
-                              kMaxImageSide));
+        args.fail(
+            fmt::format("image is {}x{}; sides up to {} are supported.", w, h, kMaxImageSide));
     }
     const Shape want{1, 3, spec_.height, spec_.width};
     if (out.dtype() != DType::f32 || out.shape() != want) {

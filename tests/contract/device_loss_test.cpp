@@ -9,7 +9,8 @@
 namespace wgx::contract {
 namespace {
 
-template <typename E, typename F> std::string message_of(F&& call) {
+template <typename E, typename F>
+std::string message_of(F&& call) {
     try {
         call();
     } catch (const E& e) {

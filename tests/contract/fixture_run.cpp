@@ -36,7 +36,8 @@ std::vector<std::vector<std::byte>> run_program(Context& ctx, const Program& pro
         io.push_back(ctx.tensor(info.dtype, info.shape));
         io.back().set_bytes(inputs.at(i));
     }
-    for (const TensorInfo& info : program.outputs()) io.push_back(ctx.tensor(info.dtype, info.shape));
+    for (const TensorInfo& info : program.outputs())
+        io.push_back(ctx.tensor(info.dtype, info.shape));
     ctx.record(program, io);
     ctx.submit();
     ctx.sync();

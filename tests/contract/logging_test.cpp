@@ -43,7 +43,8 @@ class CaptureLogs {
 size_t count_if(const std::vector<Captured>& lines, std::string_view prefix, LogLevel at_most) {
     size_t n = 0;
     for (const auto& l : lines) {
-        if (l.text.rfind(prefix, 0) == 0 && static_cast<int>(l.level) <= static_cast<int>(at_most)) {
+        if (l.text.rfind(prefix, 0) == 0 &&
+            static_cast<int>(l.level) <= static_cast<int>(at_most)) {
             ++n;
         }
     }

@@ -22,9 +22,12 @@ int main(int argc, char** argv) {
     bool reuse = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--cycles" && i + 1 < argc) cycles = std::atoi(argv[++i]);
-        else if (a == "--fixture" && i + 1 < argc) fixture = argv[++i];
-        else if (a == "--reuse-context") reuse = true;
+        if (a == "--cycles" && i + 1 < argc)
+            cycles = std::atoi(argv[++i]);
+        else if (a == "--fixture" && i + 1 < argc)
+            fixture = argv[++i];
+        else if (a == "--reuse-context")
+            reuse = true;
         else {
             std::fprintf(stderr, "usage: %s [--cycles N] [--fixture NAME] [--reuse-context]\n",
                          argv[0]);

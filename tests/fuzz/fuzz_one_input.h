@@ -68,7 +68,7 @@ inline void round_trip(const graph::Graph& graph) {
     const graph::ProgramJson json = graph::write_program_json(planned);
     try {
         (void)graph::read_program_json(json.json, graph::share_bytes(json.weights), "rt.json",
-                                         "rt.bin");
+                                       "rt.bin");
     } catch (const LoadError& error) {
         std::fprintf(stderr, "a written program did not read back: %s\n", error.what());
         std::abort();
@@ -86,8 +86,7 @@ inline void fuzz_pte(const uint8_t* data, size_t size) {
     for (const std::string& method : methods) {
         try {
             round_trip(graph::load_pte_bytes(bytes, method, nullptr, "fuzz.pte"));
-        } catch (const LoadError&) {
-        }
+        } catch (const LoadError&) {}
     }
 }
 
@@ -100,19 +99,17 @@ inline void fuzz_one_input(const uint8_t* data, size_t size) {
             round_trip(
                 graph::load_vkgraph_bytes(share_bytes(std::vector<uint8_t>(data, data + size))));
         } else if (magic_is(data, size, "FT01")) {
-            (void)graph::read_ptd(share_bytes(std::vector<uint8_t>(data, data + size)),
-                                    "fuzz.ptd");
+            (void)graph::read_ptd(share_bytes(std::vector<uint8_t>(data, data + size)), "fuzz.ptd");
         } else {
             const auto* end = static_cast<const uint8_t*>(std::memchr(data, 0, size));
             const size_t text_size = end ? static_cast<size_t>(end - data) : size;
             const std::string_view text(reinterpret_cast<const char*>(data), text_size);
             std::vector<uint8_t> weights;
             if (end) weights.assign(end + 1, data + size);
-            round_trip(graph::read_program_json(text, share_bytes(std::move(weights)),
-                                                  "fuzz.json", "fuzz.bin"));
+            round_trip(graph::read_program_json(text, share_bytes(std::move(weights)), "fuzz.json",
+                                                "fuzz.bin"));
         }
-    } catch (const LoadError&) {
-    }
+    } catch (const LoadError&) {}
 }
 
 }  // namespace wgx::fuzz

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "copy_interpreter.h"
-#include "graph_compare.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/addmm_as_linear.h"
 #include "graph/passes/graph_uses.h"
+#include "graph_compare.h"
 
 namespace wgx::graph {
 namespace {

@@ -12,18 +12,18 @@
 #include <vector>
 
 #include "copy_interpreter.h"
-#include "graph_compare.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/alias_reshapes.h"
+#include "graph_compare.h"
 #include "wgx/error.h"
 
 namespace wgx::graph {
 namespace {
 
 using Builder = test::GraphBuilder;
-using test::expect_same_results;
 using test::expect_rejected;
+using test::expect_same_results;
 using test::numel_of;
 
 std::vector<std::string> names(const Graph& g) { return test::call_names(g); }
@@ -161,8 +161,8 @@ TEST(AliasReshapes, DifferentBytesOrOrderStayCopies) {
     const int32_t x = b.tensor({2, 6}), a = b.tensor({2, 6}), wrong = b.tensor({13}),
                   half = b.tensor({12}, DType::f16), p = b.tensor({6, 2}), out = b.tensor({6, 2});
     b.relu(x, a);
-    b.view(a, wrong);                                       // element count differs
-    b.call("aten.alias_copy.default", {a, half});            // dtype differs
+    b.view(a, wrong);                                                     // element count differs
+    b.call("aten.alias_copy.default", {a, half});                         // dtype differs
     b.call("aten.permute_copy.default", {a, b.add(IntList{{1, 0}}), p});  // not a reshape
     b.add_op(p, p, out);
     b.g.input_ids = {x};

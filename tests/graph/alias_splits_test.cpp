@@ -24,8 +24,8 @@ namespace wgx::graph {
 namespace {
 
 using Builder = test::GraphBuilder;
-using test::expect_same_results;
 using test::expect_rejected;
+using test::expect_same_results;
 
 int32_t pool(const Graph& g, int32_t id) { return test::pool_of(g, id); }
 size_t run(Graph& g) { return test::alias_and_plan(g); }
@@ -162,10 +162,12 @@ TEST(AliasSplits, SplitCopyAndSlices) {
     {
         Builder b;  // split_copy.Tensor by 3 of 8 channels: pieces of 3, 3, 2
         const int32_t x = b.tensor({1, 8, 64}), y = b.tensor({1, 8, 64});
-        const int32_t p0 = b.tensor({1, 3, 64}), p1 = b.tensor({1, 3, 64}), p2 = b.tensor({1, 2, 64});
+        const int32_t p0 = b.tensor({1, 3, 64}), p1 = b.tensor({1, 3, 64}),
+                      p2 = b.tensor({1, 2, 64});
         const int32_t out = b.tensor({1, 3, 64});
         b.relu(x, y);
-        b.call("aten.split_copy.Tensor", {y, b.add(Int{3}), b.add(Int{-2}), b.add(ValueList{{p0, p1, p2}})});
+        b.call("aten.split_copy.Tensor",
+               {y, b.add(Int{3}), b.add(Int{-2}), b.add(ValueList{{p0, p1, p2}})});
         b.call("aten.add.Tensor", {p2, p1, out});
         b.g.input_ids = {x};
         b.g.output_ids = {out};
@@ -178,7 +180,8 @@ TEST(AliasSplits, SplitCopyAndSlices) {
     for (int64_t step : {1, 2}) {
         Builder b;  // slice_copy.Tensor(y, 1, -4, None, step)
         const int32_t x = b.tensor({1, 8, 64}), y = b.tensor({1, 8, 64});
-        const int32_t s = b.tensor({1, step == 1 ? 4 : 2, 64}), out = b.tensor({1, step == 1 ? 4 : 2, 64});
+        const int32_t s = b.tensor({1, step == 1 ? 4 : 2, 64}),
+                      out = b.tensor({1, step == 1 ? 4 : 2, 64});
         b.relu(x, y);
         b.call("aten.slice_copy.Tensor",
                {y, b.add(Int{1}), b.add(Int{-4}), b.add(Null{}), b.add(Int{step}), s});
@@ -197,7 +200,8 @@ TEST(AliasSplits, ViewsAndSplitsOfSplitsComposeTheirOffsets) {
     const int32_t x = b.tensor({1, 8, 64}), y = b.tensor({1, 8, 64}), v = b.tensor({1, 8, 8, 8});
     const int32_t a = b.tensor({1, 4, 8, 8}), c = b.tensor({1, 4, 8, 8});
     const int32_t c0 = b.tensor({1, 1, 8, 8}), c1 = b.tensor({1, 3, 8, 8});
-    const int32_t flat = b.tensor({1, 192}), out1 = b.tensor({1, 192}), out2 = b.tensor({1, 4, 8, 8});
+    const int32_t flat = b.tensor({1, 192}), out1 = b.tensor({1, 192}),
+                  out2 = b.tensor({1, 4, 8, 8});
     b.relu(x, y);
     b.view(y, v);
     b.call(kSplit, {v, b.add(IntList{{4, 4}}), b.add(Int{1}), b.add(ValueList{{a, c}})});
@@ -294,7 +298,8 @@ TEST(AliasSplits, RandomGraphsGiveTheSameResults) {
                     piece[size_t(dim)] = size;
                     pieces.push_back(b.tensor(piece, dtype));
                 }
-                b.call(kSplit, {src, b.add(IntList{sizes}), b.add(Int{dim}), b.add(ValueList{pieces})});
+                b.call(kSplit,
+                       {src, b.add(IntList{sizes}), b.add(Int{dim}), b.add(ValueList{pieces})});
                 written.insert(written.end(), pieces.begin(), pieces.end());
             } else if (kind < 5) {
                 const int64_t size = dims[1], start = int64_t(rng() % uint64_t(size));
@@ -302,8 +307,8 @@ TEST(AliasSplits, RandomGraphsGiveTheSameResults) {
                 std::vector<int64_t> piece = dims;
                 piece[1] = (size - start + step - 1) / step;
                 const int32_t out = b.tensor(piece, dtype);
-                b.call("aten.slice_copy.Tensor",
-                       {src, b.add(Int{1}), b.add(Int{start}), b.add(Null{}), b.add(Int{step}), out});
+                b.call("aten.slice_copy.Tensor", {src, b.add(Int{1}), b.add(Int{start}),
+                                                  b.add(Null{}), b.add(Int{step}), out});
                 written.push_back(out);
             } else if (kind < 6) {
                 const int32_t out = b.tensor({1, int64_t(test::numel_of(b.g, src))}, dtype);

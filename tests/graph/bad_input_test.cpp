@@ -134,8 +134,7 @@ TEST(BadInput, RandomBitFlipsInPayload) {
         damaged[rng() % damaged.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
         try {
             load_vkgraph_bytes(test::share(damaged));
-        } catch (const LoadError&) {
-        }
+        } catch (const LoadError&) {}
     }
 }
 
@@ -147,8 +146,7 @@ TEST(BadInput, RandomBitFlipsInJson) {
         damaged[rng() % damaged.size()] ^= static_cast<char>(1u << (rng() % 7));
         try {
             load_json_bytes(damaged, test::share(json.weights));
-        } catch (const LoadError&) {
-        }
+        } catch (const LoadError&) {}
     }
 }
 

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "copy_interpreter.h"
-#include "graph_compare.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/alias_reshapes.h"
 #include "graph/passes/compose_permutes.h"
+#include "graph_compare.h"
 
 namespace wgx::graph {
 namespace {
@@ -52,8 +52,9 @@ TEST(ComposePermutes, VitsThreePermutesBecomeOne) {
     b.g.output_ids = {out};
     const Graph before = b.g;
     EXPECT_EQ(run(b.g), 2u);
-    ASSERT_EQ(call_names(b.g), (std::vector<std::string>{"aten.relu.default", "aten.permute_copy.default",
-                                                          "aten.relu.default"}));
+    ASSERT_EQ(call_names(b.g),
+              (std::vector<std::string>{"aten.relu.default", "aten.permute_copy.default",
+                                        "aten.relu.default"}));
     const OpCall& p = b.g.chain[1];
     EXPECT_EQ(p.args[0], a);
     EXPECT_EQ(int_list(b.g, p.args[1]), (std::vector<int64_t>{2, 0, 1, 3}));
@@ -75,11 +76,13 @@ TEST(ComposePermutes, IdentityBecomesAnAliasedView) {
     const Graph before = b.g;
     Graph composed = b.g;
     EXPECT_EQ(compose_permutes(composed), 1u);
-    EXPECT_EQ(call_names(composed), (std::vector<std::string>{"aten.relu.default", "aten.view_copy.default",
-                                                              "aten.relu.default"}));
+    EXPECT_EQ(call_names(composed),
+              (std::vector<std::string>{"aten.relu.default", "aten.view_copy.default",
+                                        "aten.relu.default"}));
     EXPECT_EQ(int_list(composed, composed.chain[1].args[1]), (std::vector<int64_t>{2, 3, 4}));
     EXPECT_EQ(run(b.g), 1u);
-    EXPECT_EQ(call_names(b.g), (std::vector<std::string>{"aten.relu.default", "aten.relu.default"}));
+    EXPECT_EQ(call_names(b.g),
+              (std::vector<std::string>{"aten.relu.default", "aten.relu.default"}));
     ASSERT_EQ(b.g.alias_groups.size(), 1u);
     EXPECT_EQ(b.g.alias_groups[0], (std::vector<int32_t>{a, p2}));
     expect_same_results(before, b.g);

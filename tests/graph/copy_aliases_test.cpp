@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "copy_interpreter.h"
-#include "graph_compare.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/alias_reshapes.h"
 #include "graph/passes/permutation.h"
+#include "graph_compare.h"
 
 namespace wgx::graph {
 namespace {
@@ -71,7 +71,8 @@ TEST(Permutation, KeepsElementOrderOnlyWhenLargeDimsKeepTheirOrder) {
     // [a, b, c] -> [b, a, c] -> [b, c, a]: x's dims 1, 2, 0.
     EXPECT_EQ(compose({1, 0, 2}, {0, 2, 1}), (std::vector<int64_t>{1, 2, 0}));
     Graph g;
-    g.values = {IntList{{2, -3, 1}}, IntList{{0, 0, 1}}, IntList{{0, 1}}, IntList{{0, 3, 1}}, Int{0}};
+    g.values = {IntList{{2, -3, 1}}, IntList{{0, 0, 1}}, IntList{{0, 1}}, IntList{{0, 3, 1}},
+                Int{0}};
     EXPECT_EQ(permutation_at(g, 0, 3), (std::vector<int64_t>{2, 0, 1}));
     EXPECT_FALSE(permutation_at(g, 1, 3));  // a dim twice
     EXPECT_FALSE(permutation_at(g, 2, 3));  // wrong rank
@@ -83,29 +84,40 @@ TEST(Permutation, KeepsElementOrderOnlyWhenLargeDimsKeepTheirOrder) {
 TEST(CopyAliases, PermuteOfSizeOneDimsBecomesAnAlias) {
     GraphBuilder b;
     int32_t in = -1, out = -1;
-    EXPECT_EQ(run_middle(b, {1, 26, 48}, {26, 1, 48},
-                         [&](int32_t i, int32_t o) { b.permute(i, {1, 0, 2}, o); }, &in, &out),
+    EXPECT_EQ(run_middle(
+                  b, {1, 26, 48}, {26, 1, 48},
+                  [&](int32_t i, int32_t o) {
+                      b.permute(i, {1, 0, 2}, o);
+                  },
+                  &in, &out),
               1u);
-    EXPECT_EQ(call_names(b.g), (std::vector<std::string>{"aten.relu.default", "aten.relu.default"}));
+    EXPECT_EQ(call_names(b.g),
+              (std::vector<std::string>{"aten.relu.default", "aten.relu.default"}));
     ASSERT_EQ(b.g.alias_groups.size(), 1u);
     EXPECT_EQ(b.g.alias_groups[0], (std::vector<int32_t>{in, out}));
     EXPECT_EQ(pool_of(b.g, in), pool_of(b.g, out));
 
     GraphBuilder c;  // convnext's [1, 48, 1, 1] to channels-last, negative dims
     EXPECT_EQ(run_middle(c, {1, 48, 1, 1}, {1, 1, 1, 48},
-                         [&](int32_t i, int32_t o) { c.permute(i, {0, -2, -1, 1}, o); }),
+                         [&](int32_t i, int32_t o) {
+                             c.permute(i, {0, -2, -1, 1}, o);
+                         }),
               1u);
 }
 
 TEST(CopyAliases, PermuteThatReordersStaysACopy) {
     GraphBuilder b;
     EXPECT_EQ(run_middle(b, {2, 3, 4}, {3, 2, 4},
-                         [&](int32_t i, int32_t o) { b.permute(i, {1, 0, 2}, o); }),
+                         [&](int32_t i, int32_t o) {
+                             b.permute(i, {1, 0, 2}, o);
+                         }),
               0u);
     EXPECT_EQ(b.g.chain.size(), 3u);
     GraphBuilder c;  // vit's qkv split: 26 and 3 swap places although size-1 dims sit between
     EXPECT_EQ(run_middle(c, {1, 26, 1, 3, 8}, {3, 26, 1, 1, 8},
-                         [&](int32_t i, int32_t o) { c.permute(i, {3, 1, 2, 0, 4}, o); }),
+                         [&](int32_t i, int32_t o) {
+                             c.permute(i, {3, 1, 2, 0, 4}, o);
+                         }),
               0u);
 }
 
@@ -148,14 +160,16 @@ TEST(CopyAliases, MalformedPermuteStaysACopy) {
 TEST(CopyAliases, SelectOnASizeOneDimBecomesAnAlias) {
     GraphBuilder b;
     int32_t in = -1, out = -1;
-    EXPECT_EQ(run_middle(b, {3, 1, 4}, {3, 4},
-                         [&](int32_t i, int32_t o) { b.select(i, 1, 0, o); }, &in, &out),
-              1u);
+    EXPECT_EQ(
+        run_middle(
+            b, {3, 1, 4}, {3, 4}, [&](int32_t i, int32_t o) { b.select(i, 1, 0, o); }, &in, &out),
+        1u);
     ASSERT_EQ(b.g.alias_groups.size(), 1u);
     EXPECT_EQ(b.g.alias_groups[0], (std::vector<int32_t>{in, out}));
     GraphBuilder c;  // negative dim and index
-    EXPECT_EQ(run_middle(c, {1, 5, 2}, {5, 2}, [&](int32_t i, int32_t o) { c.select(i, -3, -1, o); }),
-              1u);
+    EXPECT_EQ(
+        run_middle(c, {1, 5, 2}, {5, 2}, [&](int32_t i, int32_t o) { c.select(i, -3, -1, o); }),
+        1u);
 }
 
 TEST(CopyAliases, OtherSelectsStayCopies) {
@@ -188,8 +202,9 @@ TEST(CopyAliases, OtherSelectsStayCopies) {
 TEST(CopyAliases, ClonesBecomeAliases) {
     GraphBuilder b;
     int32_t in = -1, out = -1;
-    EXPECT_EQ(run_middle(b, {1, 16, 10, 10}, {1, 16, 10, 10},
-                         [&](int32_t i, int32_t o) { b.clone(i, o); }, &in, &out),
+    EXPECT_EQ(run_middle(
+                  b, {1, 16, 10, 10}, {1, 16, 10, 10}, [&](int32_t i, int32_t o) { b.clone(i, o); },
+                  &in, &out),
               1u);
     ASSERT_EQ(b.g.alias_groups.size(), 1u);
     EXPECT_EQ(b.g.alias_groups[0], (std::vector<int32_t>{in, out}));
@@ -204,7 +219,10 @@ TEST(CopyAliases, ClonesBecomeAliases) {
     }
     // Without the optional argument; a 0-dim tensor; an int32 tensor.
     GraphBuilder d;
-    EXPECT_EQ(run_middle(d, {}, {}, [&](int32_t i, int32_t o) { d.call("aten.clone.default", {i, o}); }),
+    EXPECT_EQ(run_middle(d, {}, {},
+                         [&](int32_t i, int32_t o) {
+                             d.call("aten.clone.default", {i, o});
+                         }),
               1u);
     GraphBuilder e;
     const int32_t x = e.tensor({6}, DType::i32), a = e.tensor({6}, DType::i32),
@@ -218,14 +236,15 @@ TEST(CopyAliases, ClonesBecomeAliases) {
     // _clone_dim_order with no order and with the contiguous order.
     for (bool with_order : {false, true}) {
         GraphBuilder f;
-        EXPECT_EQ(run_middle(f, {2, 3, 4}, {2, 3, 4},
-                             [&](int32_t i, int32_t o) {
-                                 const int32_t order =
-                                     with_order ? f.add(IntList{{0, 1, 2}}) : f.add(Null{});
-                                 f.call("dim_order_ops._clone_dim_order.default",
-                                        {i, f.add(Bool{false}), order, o});
-                             }),
-                  1u);
+        EXPECT_EQ(
+            run_middle(
+                f, {2, 3, 4}, {2, 3, 4},
+                [&](int32_t i, int32_t o) {
+                    const int32_t order = with_order ? f.add(IntList{{0, 1, 2}}) : f.add(Null{});
+                    f.call("dim_order_ops._clone_dim_order.default",
+                           {i, f.add(Bool{false}), order, o});
+                }),
+            1u);
     }
 }
 
@@ -269,12 +288,13 @@ TEST(CopyAliases, ClonesThatChangeLayoutOrShapeStayCopies) {
 TEST(CopyAliases, ExpandToTheSameShapeBecomesAnAlias) {
     GraphBuilder b;
     int32_t in = -1, out = -1;
-    EXPECT_EQ(run_middle(b, {1, 3, 26, 16}, {1, 3, 26, 16},
-                         [&](int32_t i, int32_t o) {
-                             b.call("aten.expand_copy.default",
-                                    {i, b.add(IntList{{1, 3, 26, 16}}), b.add(Bool{false}), o});
-                         },
-                         &in, &out),
+    EXPECT_EQ(run_middle(
+                  b, {1, 3, 26, 16}, {1, 3, 26, 16},
+                  [&](int32_t i, int32_t o) {
+                      b.call("aten.expand_copy.default",
+                             {i, b.add(IntList{{1, 3, 26, 16}}), b.add(Bool{false}), o});
+                  },
+                  &in, &out),
               1u);
     ASSERT_EQ(b.g.alias_groups.size(), 1u);
     EXPECT_EQ(b.g.alias_groups[0], (std::vector<int32_t>{in, out}));
@@ -336,7 +356,8 @@ TEST(CopyAliases, ChannelShuffleClonesAndViewsJoinOneGroupEach) {
                   cat = b.tensor({1, 16, 5, 5}), c1 = b.tensor({1, 16, 5, 5}),
                   v1 = b.tensor({1, 2, 8, 5, 5}), p = b.tensor({1, 8, 2, 5, 5}),
                   c2 = b.tensor({1, 8, 2, 5, 5}), v2 = b.tensor({1, 16, 5, 5}),
-                  s1 = b.tensor({1, 8, 5, 5}), s2 = b.tensor({1, 8, 5, 5}), out = b.tensor({1, 8, 5, 5});
+                  s1 = b.tensor({1, 8, 5, 5}), s2 = b.tensor({1, 8, 5, 5}),
+                  out = b.tensor({1, 8, 5, 5});
     b.relu(x, l);
     b.relu(y, r);
     b.call("aten.cat.default", {b.add(ValueList{{l, r}}), b.add(Int{1}), cat});
@@ -353,8 +374,8 @@ TEST(CopyAliases, ChannelShuffleClonesAndViewsJoinOneGroupEach) {
     const Graph before = b.g;
     EXPECT_EQ(run(b.g), 4u);
     EXPECT_EQ(call_names(b.g),
-              (std::vector<std::string>{"aten.relu.default", "aten.relu.default", "aten.cat.default",
-                                        "aten.permute_copy.default",
+              (std::vector<std::string>{"aten.relu.default", "aten.relu.default",
+                                        "aten.cat.default", "aten.permute_copy.default",
                                         "aten.split_with_sizes_copy.default", "aten.add.Tensor"}));
     ASSERT_EQ(b.g.alias_groups.size(), 2u);
     EXPECT_EQ(b.g.alias_groups[0], (std::vector<int32_t>{cat, c1, v1}));
@@ -402,7 +423,8 @@ TEST(CopyAliases, RandomGraphsGiveTheSameResults) {
                     std::vector<int64_t> shape = dims;
                     shape.erase(shape.begin() + long(dim));
                     out = b.tensor(shape);
-                    b.select(src, int64_t(dim), dims[dim] == 1 ? 0 : int64_t(rng() % size_t(dims[dim])), out);
+                    b.select(src, int64_t(dim),
+                             dims[dim] == 1 ? 0 : int64_t(rng() % size_t(dims[dim])), out);
                     break;
                 }
                 case 2:

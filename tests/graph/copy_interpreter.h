@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "graph_compare.h"
 #include "graph/graph.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/alias_reshapes.h"
+#include "graph_compare.h"
 #include "wgx/error.h"
 
 namespace wgx::test {
@@ -59,7 +59,9 @@ struct GraphBuilder {
     void select(int32_t in, int64_t dim, int64_t index, int32_t out) {
         call("aten.select_copy.int", {in, add(graph::Int{dim}), add(graph::Int{index}), out});
     }
-    void clone(int32_t in, int32_t out) { call("aten.clone.default", {in, add(graph::Null{}), out}); }
+    void clone(int32_t in, int32_t out) {
+        call("aten.clone.default", {in, add(graph::Null{}), out});
+    }
 };
 
 inline std::vector<std::string> call_names(const graph::Graph& g) {
@@ -127,7 +129,8 @@ inline Words run_call(const graph::Graph& g, const graph::OpCall& call,
     if (name == "aten.select_copy.int") {
         const auto& in_dims = std::get<Tensor>(g.values[size_t(call.args[0])]).dims;
         const auto in_strides = detail::strides_of(in_dims);
-        const auto dim = size_t(detail::wrap(std::get<Int>(g.values[size_t(call.args[1])]).value, in_dims.size()));
+        const auto dim = size_t(
+            detail::wrap(std::get<Int>(g.values[size_t(call.args[1])]).value, in_dims.size()));
         int64_t index = std::get<Int>(g.values[size_t(call.args[2])]).value;
         if (index < 0) index += in_dims[dim];
         std::vector<int64_t> strides;
@@ -175,8 +178,8 @@ inline Words run_call(const graph::Graph& g, const graph::OpCall& call,
     uint64_t n = 1;
     for (int64_t d : out_dims) n *= uint64_t(d);
     const bool copies = name == "aten.view_copy.default" || name == "aten.squeeze_copy.dims" ||
-                        name == "aten.unsqueeze_copy.default" || name == "aten.alias_copy.default" ||
-                        name == "aten.clone.default" ||
+                        name == "aten.unsqueeze_copy.default" ||
+                        name == "aten.alias_copy.default" || name == "aten.clone.default" ||
                         name == "dim_order_ops._clone_dim_order.default";
     Words result(n);
     for (size_t k = 0; k < n; ++k) {
@@ -215,7 +218,8 @@ inline std::vector<Words> simulate(const graph::Graph& g, const std::vector<Word
         std::vector<Words> ins;
         for (size_t a = 0; a + 1 < call.args.size(); ++a) {
             graph::for_each_arg_value(g, call.args[a], [&](int32_t id) {
-                if (std::holds_alternative<graph::Tensor>(g.values[size_t(id)])) ins.push_back(read(id));
+                if (std::holds_alternative<graph::Tensor>(g.values[size_t(id)]))
+                    ins.push_back(read(id));
             });
         }
         uint64_t which = 0;
@@ -262,7 +266,8 @@ inline size_t alias_and_plan(graph::Graph& g) {
 inline void add_random_outputs(graph::Graph& g, const std::vector<int32_t>& written,
                                std::mt19937& rng) {
     for (int i = 0, n = 1 + int(rng() % 3); i < n; ++i) {
-        const int32_t id = written[written.size() - 1 - rng() % std::min<size_t>(written.size(), 4)];
+        const int32_t id =
+            written[written.size() - 1 - rng() % std::min<size_t>(written.size(), 4)];
         if (std::find(g.output_ids.begin(), g.output_ids.end(), id) == g.output_ids.end() &&
             std::find(g.input_ids.begin(), g.input_ids.end(), id) == g.input_ids.end()) {
             g.output_ids.push_back(id);

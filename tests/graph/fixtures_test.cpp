@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graph_compare.h"
 #include "graph/graph_check.h"
 #include "graph/json/program_json.h"
 #include "graph/load.h"
@@ -20,6 +19,7 @@
 #include "graph/util/file.h"
 #include "graph/vkgraph/vh00_header.h"
 #include "graph/vkgraph/vkgraph_reader.h"
+#include "graph_compare.h"
 #include "wgx/error.h"
 
 namespace wgx::graph {
@@ -60,44 +60,28 @@ Json read_json(const fs::path& path) {
 
 std::string_view plan_dtype_name(DType t) {
     switch (t) {
-        case DType::f32:
-            return "FLOAT";
-        case DType::f16:
-            return "HALF";
-        case DType::i32:
-            return "INT";
-        case DType::i64:
-            return "LONG";
-        case DType::i8:
-            return "CHAR";
-        case DType::u8:
-            return "BYTE";
-        case DType::boolean:
-            return "BOOL";
-        case DType::f64:
-            return "DOUBLE";
+        case DType::f32: return "FLOAT";
+        case DType::f16: return "HALF";
+        case DType::i32: return "INT";
+        case DType::i64: return "LONG";
+        case DType::i8: return "CHAR";
+        case DType::u8: return "BYTE";
+        case DType::boolean: return "BOOL";
+        case DType::f64: return "DOUBLE";
     }
     return "?";
 }
 
 std::string_view vk_dtype_name(DType t) {
     switch (t) {
-        case DType::f32:
-            return "FLOAT32";
-        case DType::f16:
-            return "FLOAT16";
-        case DType::i32:
-            return "INT32";
-        case DType::i64:
-            return "INT64";
-        case DType::i8:
-            return "INT8";
-        case DType::u8:
-            return "UINT8";
-        case DType::boolean:
-            return "BOOL";
-        case DType::f64:
-            return "FLOAT64";
+        case DType::f32: return "FLOAT32";
+        case DType::f16: return "FLOAT16";
+        case DType::i32: return "INT32";
+        case DType::i64: return "INT64";
+        case DType::i8: return "INT8";
+        case DType::u8: return "UINT8";
+        case DType::boolean: return "BOOL";
+        case DType::f64: return "FLOAT64";
     }
     return "?";
 }
@@ -411,8 +395,7 @@ TEST(Fixtures, SurviveTruncationAndBitFlips) {
                 }
                 try {
                     load_pte_bytes(share_bytes(std::move(damaged)));
-                } catch (const wgx::LoadError&) {
-                }
+                } catch (const wgx::LoadError&) {}
             }
         }
     }

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "graph_compare.h"
-#include "model_fixtures.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/fuse_activations.h"
+#include "graph_compare.h"
+#include "model_fixtures.h"
 
 namespace wgx::graph {
 namespace {
@@ -97,8 +97,8 @@ TEST(FuseActivations, HardsigmoidWithWrappedConstants) {
     const int32_t three = b.wrapped(3), six = b.wrapped(6);
     const int32_t one = b.add(Int{1}), zero = b.add(Double{0.0}), none = b.add(Null{}),
                   six_int = b.add(Int{6});
-    const int32_t u1 = b.activation(), u2 = b.activation(), u3 = b.activation(),
-                  h = b.activation(), y = b.activation();
+    const int32_t u1 = b.activation(), u2 = b.activation(), u3 = b.activation(), h = b.activation(),
+                  y = b.activation();
     b.call("aten.add.Tensor", {x, three, one, u1});
     b.call("aten.clamp.default", {u1, zero, none, u2});
     b.call("aten.clamp.default", {u2, none, six_int, u3});
@@ -176,8 +176,8 @@ TEST(FuseActivations, HardswishMultipliedBeforeTheDivision) {
     const int32_t three = b.wrapped(3), six = b.wrapped(6);
     const int32_t one = b.add(Int{1}), zero = b.add(Int{0}), none = b.add(Null{}),
                   six_int = b.add(Int{6});
-    const int32_t u1 = b.activation(), u2 = b.activation(), u3 = b.activation(),
-                  w = b.activation(), y = b.activation();
+    const int32_t u1 = b.activation(), u2 = b.activation(), u3 = b.activation(), w = b.activation(),
+                  y = b.activation();
     b.call("aten.add.Tensor", {x, three, one, u1});
     b.call("aten.clamp.default", {u1, zero, none, u2});
     b.call("aten.clamp.default", {u2, none, six_int, u3});
@@ -239,8 +239,8 @@ TEST(FuseActivations, ExecuTorch12MobileNetV3) {
     ASSERT_GT(test::op_counts(g)["aten.clamp.default"], 0);
     EXPECT_GT(fuse_activations(g), 0u);
     auto after = test::op_counts(g);
-    for (const char* gone : {"aten.clamp.default", "aten.div.Tensor",
-                             "dim_order_ops._to_dim_order_copy.default"}) {
+    for (const char* gone :
+         {"aten.clamp.default", "aten.div.Tensor", "dim_order_ops._to_dim_order_copy.default"}) {
         EXPECT_EQ(after[gone], 0) << gone;
     }
     // The scalars' clones went; the model's one other clone stays.

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "model_fixtures.h"
 #include "graph/passes/fuse_attention.h"
+#include "model_fixtures.h"
 
 namespace wgx::graph {
 namespace {

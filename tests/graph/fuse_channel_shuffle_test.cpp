@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "graph_compare.h"
-#include "model_fixtures.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/fuse_channel_shuffle.h"
+#include "graph_compare.h"
+#include "model_fixtures.h"
 
 namespace wgx::graph {
 namespace {
@@ -30,8 +30,24 @@ Tensor f32(std::vector<int64_t> dims, int32_t pool = -1) {
 // Value ids are fixed so tests can edit the graph before running the pass.
 struct Block {
     enum : int32_t {
-        a, b, one, none, split5, whole, perm, sizes, ab,
-        x, xc, v, p, q, qc, y0, y1, ys
+        a,
+        b,
+        one,
+        none,
+        split5,
+        whole,
+        perm,
+        sizes,
+        ab,
+        x,
+        xc,
+        v,
+        p,
+        q,
+        qc,
+        y0,
+        y1,
+        ys
     };
     Graph g;
     Block() {
@@ -128,7 +144,8 @@ TEST(FuseChannelShuffle, CopiesAfterThePermute) {
                {"aten.clone.default", {pc, Block::none, pcc}, 15},
                {"aten.view_copy.default", {pcc, Block::whole, Block::q}, 16},
                {"aten.split_with_sizes_copy.default",
-                {Block::q, Block::sizes, Block::one, Block::ys}, 17}};
+                {Block::q, Block::sizes, Block::one, Block::ys},
+                17}};
     EXPECT_EQ(fuse_channel_shuffle(g), 1u);
     ASSERT_EQ(g.chain.size(), 1u);
     EXPECT_EQ(g.chain[0].name, kFused);
@@ -206,7 +223,9 @@ TEST(FuseChannelShuffle, LeavesOtherPatternsAlone) {
              b.g.output_ids.push_back(r);
          }},
         {"permute that is no swap of the split dims",
-         [](Block& b) { b.g.values[Block::perm] = IntList{{0, 1, 2, 4, 3}}; }},
+         [](Block& b) {
+             b.g.values[Block::perm] = IntList{{0, 1, 2, 4, 3}};
+         }},
         {"first view splits another dim",
          [](Block& b) {
              b.g.values[Block::split5] = IntList{{1, 8, 3, 5, 1}};
@@ -249,9 +268,9 @@ TEST(FuseChannelShuffle, ShuffleNetV2) {
     ASSERT_GT(cats, 0);
     EXPECT_EQ(fuse_channel_shuffle(g), size_t(cats));
     auto after = test::op_counts(g);
-    for (const char* gone : {"aten.cat.default", "aten.permute_copy.default",
-                             "aten.split_with_sizes_copy.default", "aten.clone.default",
-                             "aten.view_copy.default"}) {
+    for (const char* gone :
+         {"aten.cat.default", "aten.permute_copy.default", "aten.split_with_sizes_copy.default",
+          "aten.clone.default", "aten.view_copy.default"}) {
         EXPECT_EQ(after[gone], 0) << gone;
     }
     EXPECT_EQ(after[std::string(kFused)], cats);

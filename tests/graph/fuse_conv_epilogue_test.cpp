@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "graph_compare.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/fuse_all.h"
 #include "graph/passes/fuse_conv_epilogue.h"
+#include "graph_compare.h"
 
 namespace wgx::graph {
 namespace {
@@ -46,9 +46,11 @@ struct Block {
                     activation(3, 3)};
         auto bytes = std::make_shared<const std::vector<uint8_t>>(4 * (81 + 3), uint8_t{0});
         g.storage.push_back(bytes);
-        g.constants = {{std::span(*bytes).first(4 * 81), "w"}, {std::span(*bytes).last(4 * 3), "b"}};
+        g.constants = {{std::span(*bytes).first(4 * 81), "w"},
+                       {std::span(*bytes).last(4 * 3), "b"}};
         g.chain = {{"aten.convolution.default",
-                    {x, w, b, stride, pad, dil, transposed, out_pad, groups, t}, 7},
+                    {x, w, b, stride, pad, dil, transposed, out_pad, groups, t},
+                    7},
                    {"aten.add.Tensor", {t, r, alpha, u}, 8},
                    {"aten.relu.default", {u, y}, 9}};
         g.input_ids = {x, r};
@@ -140,10 +142,16 @@ TEST(FuseConvEpilogue, LeavesOtherPatternsAlone) {
         {"grouped", [](Graph& g) { g.values[Block::groups] = Int{3}; }},
         {"transposed", [](Graph& g) { g.values[Block::transposed] = Bool{true}; }},
         {"alpha 2", [](Graph& g) { g.values[Block::alpha] = Int{2}; }},
-        {"t + t", [](Graph& g) { g.chain[1].args = {Block::t, Block::t, Block::alpha, Block::u}; }},
+        {"t + t",
+         [](Graph& g) {
+             g.chain[1].args = {Block::t, Block::t, Block::alpha, Block::u};
+         }},
         {"broadcast residual",
-         [](Graph& g) { std::get<Tensor>(g.values[Block::r]).dims = {1, 3, 1, 1}; }},
-        {"integer residual", [](Graph& g) { std::get<Tensor>(g.values[Block::r]).dtype = DType::i32; }},
+         [](Graph& g) {
+             std::get<Tensor>(g.values[Block::r]).dims = {1, 3, 1, 1};
+         }},
+        {"integer residual",
+         [](Graph& g) { std::get<Tensor>(g.values[Block::r]).dtype = DType::i32; }},
         {"input written twice",
          [](Graph& g) {
              g.chain.insert(g.chain.begin(), {"aten.relu.default", {Block::r, Block::x}, 0});
@@ -191,8 +199,7 @@ TEST(FuseConvEpilogue, TwoConvolutionsIntoOneAdd) {
 struct ActivatedConv {
     enum : int32_t { x, w, b, stride, pad, dil, transposed, out_pad, groups, t, y };
     Graph g;
-    explicit ActivatedConv(const char* activation = "aten.silu.default",
-                           DType dtype = DType::f32) {
+    explicit ActivatedConv(const char* activation = "aten.silu.default", DType dtype = DType::f32) {
         auto act = [&](int32_t pool) { return Tensor{dtype, {1, 3, 4, 4}, -1, pool, false, ""}; };
         g.values = {act(0),
                     Tensor{dtype, {3, 3, 3, 3}, 0, -1, false, ""},
@@ -211,7 +218,8 @@ struct ActivatedConv {
         g.constants = {{std::span(*bytes).first(size * 81), "w"},
                        {std::span(*bytes).last(size * 3), "b"}};
         g.chain = {{"aten.convolution.default",
-                    {x, w, b, stride, pad, dil, transposed, out_pad, groups, t}, 7},
+                    {x, w, b, stride, pad, dil, transposed, out_pad, groups, t},
+                    7},
                    {activation, {t, y}, 8}};
         g.input_ids = {x};
         g.output_ids = {y};
@@ -229,8 +237,8 @@ void expect_conv_activation(const Graph& g, const OpCall& f, const std::string& 
 }
 
 TEST(FuseConvActivation, SiluAndHardswishBecomeOneCall) {
-    for (auto [op_name, activation] : {std::pair{"aten.silu.default", "silu"},
-                                       {"aten.hardswish.default", "hardswish"}}) {
+    for (auto [op_name, activation] :
+         {std::pair{"aten.silu.default", "silu"}, {"aten.hardswish.default", "hardswish"}}) {
         for (DType dtype : {DType::f32, DType::f16}) {
             ActivatedConv c(op_name, dtype);
             Graph& g = c.g;
@@ -270,13 +278,15 @@ TEST(FuseConvActivation, LeavesOtherPatternsAlone) {
         {"conv output read twice",
          [](Graph& g) {
              g.values.push_back(g.values[ActivatedConv::y]);
-             g.chain.push_back({"aten.relu.default",
-                                {ActivatedConv::t, int32_t(g.values.size() - 1)}, 9});
+             g.chain.push_back(
+                 {"aten.relu.default", {ActivatedConv::t, int32_t(g.values.size() - 1)}, 9});
              g.output_ids.push_back(int32_t(g.values.size() - 1));
          }},
         {"another activation", [](Graph& g) { g.chain[1].name = "aten.sigmoid.default"; }},
         {"activation of another shape",
-         [](Graph& g) { std::get<Tensor>(g.values[ActivatedConv::y]).dims = {1, 3, 16}; }},
+         [](Graph& g) {
+             std::get<Tensor>(g.values[ActivatedConv::y]).dims = {1, 3, 16};
+         }},
         {"activation of another dtype",
          [](Graph& g) { std::get<Tensor>(g.values[ActivatedConv::y]).dtype = DType::f16; }},
         {"integer convolution",

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "copy_interpreter.h"
-#include "graph_compare.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/fuse_linear_epilogue.h"
+#include "graph_compare.h"
 
 namespace wgx::graph {
 namespace {
@@ -64,8 +64,8 @@ struct Builder : GraphBuilder {
         auto bytes = std::make_shared<const std::vector<uint8_t>>(size_t(4 * n), uint8_t{0});
         g.storage.push_back(bytes);
         g.constants.push_back({std::span(*bytes), ""});
-        return add(Tensor{DType::f32, std::move(dims), int32_t(g.constants.size() - 1), -1,
-                          false, ""});
+        return add(
+            Tensor{DType::f32, std::move(dims), int32_t(g.constants.size() - 1), -1, false, ""});
     }
     void linear(int32_t x, int32_t w, int32_t b, int32_t out) {
         call("aten.linear.default", {x, w, b, out});
@@ -145,9 +145,8 @@ TEST(FuseLinearEpilogue, MlpBlockBecomesTwoCalls) {
     for (const char* approximate : {"none", "tanh"}) {
         Builder b;
         const int32_t x = b.tensor({26, 48}), w1 = b.constant({96, 48}), b1 = b.constant({96}),
-                      h = b.tensor({26, 96}), hg = b.tensor({26, 96}),
-                      w2 = b.constant({48, 96}), t = b.tensor({26, 48}),
-                      v = b.tensor({1, 26, 48}), r = b.tensor({1, 26, 48}),
+                      h = b.tensor({26, 96}), hg = b.tensor({26, 96}), w2 = b.constant({48, 96}),
+                      t = b.tensor({26, 48}), v = b.tensor({1, 26, 48}), r = b.tensor({1, 26, 48}),
                       y = b.tensor({1, 26, 48});
         b.linear(x, w1, b1, h);
         b.gelu(h, approximate, hg);
@@ -257,8 +256,7 @@ TEST(FuseLinearEpilogue, PartialChainsAndTrailingReshapes) {
         b.g.input_ids = {x};
         b.g.output_ids = {v};
         EXPECT_EQ(fuse_linear_epilogue(b.g), 1u);
-        ASSERT_EQ(call_names(b.g),
-                  (std::vector<std::string>{kFused, "aten.view_copy.default"}));
+        ASSERT_EQ(call_names(b.g), (std::vector<std::string>{kFused, "aten.view_copy.default"}));
         EXPECT_EQ(fused_args(b.g, b.g.chain[0]).activation, "gelu");
         EXPECT_EQ(fused_args(b.g, b.g.chain[0]).out, u);
         expect_valid(b.g);
@@ -289,9 +287,13 @@ TEST(FuseLinearEpilogue, LeavesOtherPatternsAlone) {
         {"linear output also a graph output",
          [](ConvNextTail& c) { c.b.g.output_ids.push_back(c.t); }},
         {"linear output read twice",
-         [](ConvNextTail& c) { c.b.relu(c.t, c.b.tensor({400, 16})); }},
+         [](ConvNextTail& c) {
+             c.b.relu(c.t, c.b.tensor({400, 16}));
+         }},
         {"view output read twice",
-         [](ConvNextTail& c) { c.b.relu(c.v, c.b.tensor({1, 20, 20, 16})); }},
+         [](ConvNextTail& c) {
+             c.b.relu(c.v, c.b.tensor({1, 20, 20, 16}));
+         }},
         {"another permute",
          [](ConvNextTail& c) {
              c.b.g.values[size_t(c.b.g.chain[2].args[1])] = IntList{{0, 3, 2, 1}};
@@ -334,7 +336,9 @@ TEST(FuseLinearEpilogue, MulAndAddMustMatchTheEpilogue) {
     };
     const Case cases[] = {
         {"gamma along the wrong axis",
-         [](ConvNextTail& c) { std::get<Tensor>(c.b.g.values[size_t(c.gamma)]).dims = {1, 1, 16}; },
+         [](ConvNextTail& c) {
+             std::get<Tensor>(c.b.g.values[size_t(c.gamma)]).dims = {1, 1, 16};
+         },
          3},
         {"gamma of [16, 20, 1] broadcasts over more than features",
          [](ConvNextTail& c) {
@@ -354,7 +358,9 @@ TEST(FuseLinearEpilogue, MulAndAddMustMatchTheEpilogue) {
          [](ConvNextTail& c) { c.b.g.values[size_t(c.b.g.chain[4].args[2])] = Double{2}; }, 2},
         {"s + s", [](ConvNextTail& c) { c.b.g.chain[4].args[1] = c.s; }, 2},
         {"broadcast residual",
-         [](ConvNextTail& c) { std::get<Tensor>(c.b.g.values[size_t(c.r)]).dims = {1, 16, 1, 1}; },
+         [](ConvNextTail& c) {
+             std::get<Tensor>(c.b.g.values[size_t(c.r)]).dims = {1, 16, 1, 1};
+         },
          2},
     };
     for (const Case& c : cases) {

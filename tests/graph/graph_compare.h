@@ -129,7 +129,8 @@ inline void expect_pools_disjoint(const graph::Graph& g) {
                 auto b = life.find(ids[j]);
                 if (a == life.end() || b == life.end()) continue;
                 auto ga = group_of.find(ids[i]), gb = group_of.find(ids[j]);
-                if (ga != group_of.end() && gb != group_of.end() && ga->second == gb->second) continue;
+                if (ga != group_of.end() && gb != group_of.end() && ga->second == gb->second)
+                    continue;
                 const bool disjoint =
                     a->second.second < b->second.first || b->second.second < a->second.first;
                 EXPECT_TRUE(disjoint) << "pool " << pool << " holds values " << ids[i] << " and "

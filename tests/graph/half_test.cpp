@@ -32,8 +32,8 @@ TEST(Half, KnownValues) {
     EXPECT_EQ(half_to_float(0x7bff), 65504.0f);
     EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));
     EXPECT_EQ(half_to_float(0x0400), std::ldexp(1.0f, -14));
-    EXPECT_EQ(float_to_half(65519.0f), 0x7bff);          // below the midpoint to 2^16
-    EXPECT_EQ(float_to_half(65520.0f), 0x7c00);          // the midpoint rounds to even: inf
+    EXPECT_EQ(float_to_half(65519.0f), 0x7bff);  // below the midpoint to 2^16
+    EXPECT_EQ(float_to_half(65520.0f), 0x7c00);  // the midpoint rounds to even: inf
     EXPECT_EQ(float_to_half(-1e9f), 0xfc00);
     EXPECT_EQ(float_to_half(std::ldexp(1.0f, -25)), 0);  // half the smallest subnormal: to even
     EXPECT_EQ(float_to_half(3 * std::ldexp(1.0f, -26)), 0x0001);

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <limits>
 
-#include "graph_compare.h"
 #include "graph/json/program_json.h"
 #include "graph/load.h"
 #include "graph/memory_plan.h"
+#include "graph_compare.h"
 #include "synthetic.h"
 #include "test_util.h"
 

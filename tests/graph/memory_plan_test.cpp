@@ -6,9 +6,9 @@
 #include <random>
 #include <set>
 
-#include "graph_compare.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
+#include "graph_compare.h"
 #include "wgx/error.h"
 
 namespace wgx::graph {
@@ -138,7 +138,6 @@ TEST(MemoryPlan, AliasGroupLifetimesAreMerged) {
     EXPECT_NE(std::get<Tensor>(g.values[t]).mem_obj_id, pool);
     EXPECT_NE(std::get<Tensor>(g.values[u]).mem_obj_id, pool);
     test::expect_pools_disjoint(g);
-
 }
 
 TEST(MemoryPlan, AliasGroupPoolIsFreeOnceTheGroupIsDead) {

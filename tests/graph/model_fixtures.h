@@ -15,8 +15,8 @@ namespace wgx::test {
 // tests/models/<name>/vulkan.pte, read and with its prepacks folded, as Program does before the
 // fusion passes (a missing file fails with load_graph's error naming the path).
 inline graph::Graph load_model_fixture(const std::string& name) {
-    const auto pte = std::filesystem::path(WGX_FIXTURES_DIR) / ".." / "models" / name /
-                     "vulkan.pte";
+    const auto pte =
+        std::filesystem::path(WGX_FIXTURES_DIR) / ".." / "models" / name / "vulkan.pte";
     graph::Graph g = graph::load_graph(pte);
     graph::fold_prepack(g);
     return g;

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "base/half.h"
-#include "graph_compare.h"
 #include "graph/graph_check.h"
 #include "graph/memory_plan.h"
 #include "graph/passes/run_in_float16.h"
+#include "graph_compare.h"
 
 namespace wgx::graph {
 namespace {
@@ -78,8 +78,8 @@ TEST(RunInFloat16, ConversionsSitWhereFloat16MeetsFloat32) {
     for (const auto& call : g.chain) names.push_back(call.name);
     const std::string cv = "aten._to_copy.default";
     EXPECT_EQ(names, (std::vector<std::string>{cv, "aten.add.Tensor", cv, "aten.sigmoid.default",
-                                                cv, "aten.cat.default", "aten.mul.Tensor", cv,
-                                                "aten.sub.Tensor"}));
+                                               cv, "aten.cat.default", "aten.mul.Tensor", cv,
+                                               "aten.sub.Tensor"}));
     EXPECT_EQ(stats.conversions, 4u);
     // The input stays float32 and is converted once before the add.
     EXPECT_EQ(tensor(g, Chain::x).dtype, DType::f32);

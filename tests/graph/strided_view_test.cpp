@@ -30,7 +30,8 @@ std::vector<int64_t> offsets(const StridedView& v) {
 }
 
 // The same, computed by materialising: `data` (the base's values = their offsets) permuted.
-std::vector<int64_t> permute_copy(const std::vector<int64_t>& data, const std::vector<int64_t>& dims,
+std::vector<int64_t> permute_copy(const std::vector<int64_t>& data,
+                                  const std::vector<int64_t>& dims,
                                   const std::vector<int64_t>& perm) {
     StridedView c = contiguous_view(0, dims);
     StridedView p = *permuted(c, perm);

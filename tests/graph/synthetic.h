@@ -67,7 +67,7 @@ Bytes vh00_header(uint16_t length, uint32_t fb_offset, uint32_t fb_size, uint32_
 
 struct TensorOptions {
     uint32_t data_buffer_idx = 0;
-    bool planned = false;  // has allocation_info
+    bool planned = false;        // has allocation_info
     uint32_t memory_offset = 0;  // its offset in memory id 1, when planned
     executorch_flatbuffer::TensorShapeDynamism dynamism =
         executorch_flatbuffer::TensorShapeDynamism::STATIC;

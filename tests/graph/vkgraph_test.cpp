@@ -184,8 +184,7 @@ TEST(VkGraph, UntypedAndUnknownValues) {
         w.untyped_value(static_cast<uint8_t>(vk::GraphTypes::VkTensor));
         try {
             load(w.finish());
-        } catch (const LoadError&) {
-        }
+        } catch (const LoadError&) {}
     }
 }
 

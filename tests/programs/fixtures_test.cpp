@@ -13,11 +13,11 @@
 #include <optional>
 
 #include "base/half.h"
-#include "io/npy.h"
 #include "graph/graph.h"
 #include "graph/json/program_json.h"
 #include "graph/load.h"
 #include "graph/pte/kernel_names.h"
+#include "io/npy.h"
 #include "wgx/wgx.h"
 
 namespace wgx::test {
@@ -81,7 +81,8 @@ std::vector<double> as_doubles(const io::NpyArray& a) {
     } else if (a.dtype == DType::boolean || a.dtype == DType::u8) {
         for (std::byte b : a.data) v.push_back(double(std::to_integer<uint8_t>(b)));
     } else if (a.dtype == DType::i8) {
-        for (std::byte b : a.data) v.push_back(double(static_cast<int8_t>(std::to_integer<uint8_t>(b))));
+        for (std::byte b : a.data)
+            v.push_back(double(static_cast<int8_t>(std::to_integer<uint8_t>(b))));
     } else if (a.dtype == DType::f16) {
         for (size_t k = 0; k + 1 < a.data.size(); k += 2) {
             uint16_t h = uint16_t(std::to_integer<uint8_t>(a.data[k])) |
@@ -90,7 +91,8 @@ std::vector<double> as_doubles(const io::NpyArray& a) {
         }
     }
     // Every dtype a fixture uses must be compared: an empty list would check nothing.
-    EXPECT_EQ(v.size(), a.data.size() / host_size(a.dtype)) << "unhandled dtype " << dtype_name(a.dtype);
+    EXPECT_EQ(v.size(), a.data.size() / host_size(a.dtype))
+        << "unhandled dtype " << dtype_name(a.dtype);
     return v;
 }
 
@@ -122,7 +124,8 @@ std::vector<io::NpyArray> run(const Program& program, const std::string& name) {
         io::NpyArray a = io::read_npy(dir / ("input_" + std::to_string(i) + ".npy"));
         io.push_back(ctx().tensor(a.dtype, a.shape).set_bytes(a.data));
     }
-    for (const TensorInfo& info : program.outputs()) io.push_back(ctx().tensor(info.dtype, info.shape));
+    for (const TensorInfo& info : program.outputs())
+        io.push_back(ctx().tensor(info.dtype, info.shape));
     ctx().reset();
     ctx().record(program, io);
     ctx().submit();
@@ -166,8 +169,9 @@ void check_against_golden(const std::string& name, const std::string& file,
         EXPECT_EQ(e.non_finite, 0u) << name << "/" << file << " output " << i;
         EXPECT_LE(e.rel_l2, l2_limit) << name << "/" << file << " output " << i;
         EXPECT_LE(e.max_abs_rel, abs_limit) << name << "/" << file << " output " << i;
-        std::printf("[fixture] %s/%s output %zu: rel L2 %.3g (limit %.3g), max abs rel %.3g (limit %.3g)\n",
-                    name.c_str(), file.c_str(), i, e.rel_l2, l2_limit, e.max_abs_rel, abs_limit);
+        std::printf(
+            "[fixture] %s/%s output %zu: rel L2 %.3g (limit %.3g), max abs rel %.3g (limit %.3g)\n",
+            name.c_str(), file.c_str(), i, e.rel_l2, l2_limit, e.max_abs_rel, abs_limit);
     }
 }
 
@@ -209,7 +213,8 @@ TEST_P(Fixtures, EveryOpRunsOnTheGpu) {
     for (const char* variant : {"vulkan", "plain"}) {
         SCOPED_TRACE(variant);
         const auto& info = m[variant];
-        Program program = Program::load(fixtures_dir() / GetParam() / info["file"].get<std::string>());
+        Program program =
+            Program::load(fixtures_dir() / GetParam() / info["file"].get<std::string>());
         for (const OpCount& op : program.op_counts()) {
             EXPECT_NE(program.find_op(op.name), nullptr) << op.name << " has no GPU op";
         }
@@ -230,9 +235,11 @@ TEST_P(Fixtures, EveryOpRunsOnTheGpu) {
         for (const std::string& kernel : kernels) {  // "aten::mean.out"
             size_t dot = kernel.rfind('.');
             ASSERT_NE(dot, std::string::npos) << kernel;
-            std::string functional = graph::functional_op(kernel.substr(0, dot), kernel.substr(dot + 1)).name;
+            std::string functional =
+                graph::functional_op(kernel.substr(0, dot), kernel.substr(dot + 1)).name;
             EXPECT_NE(program.find_op(functional), nullptr)
-                << GetParam() << ": kernel call " << kernel << " (" << functional << ") has no GPU op";
+                << GetParam() << ": kernel call " << kernel << " (" << functional
+                << ") has no GPU op";
         }
         if (!kernels.empty()) {
             std::printf("[fixture] %s/%s: %zu kernel calls outside the delegate, all on GPU ops\n",

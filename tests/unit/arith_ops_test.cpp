@@ -73,8 +73,8 @@ TEST(ArithOps, TensorFormsMatchReference) {
     Shape so = *ops::broadcast_shapes(sa, sb);
     auto check = [&](const std::string& name, const Fn2& f, std::vector<Arg> extra = {},
                      double tol = 1e-6) {
-        expect_close(run2(name, sa, a, sb, b, extra), broadcast_ref(sa, widen(a), sb, widen(b), so, f),
-                     tol, name);
+        expect_close(run2(name, sa, a, sb, b, extra),
+                     broadcast_ref(sa, widen(a), sb, widen(b), so, f), tol, name);
     };
     check("aten.sub.Tensor", [](double x, double y) { return x - 2.5 * y; }, {2.5});
     check("aten.div.Tensor", [](double x, double y) { return x / y; });
@@ -85,8 +85,8 @@ TEST(ArithOps, TensorFormsMatchReference) {
     check("aten.div.Tensor_mode", [](double x, double y) { return x / y; }, {Arg()});
     check("aten.maximum.default", [](double x, double y) { return std::max(x, y); });
     check("aten.minimum.default", [](double x, double y) { return std::min(x, y); });
-    check("aten.pow.Tensor_Tensor", [](double x, double y) { return std::pow(x, y); },
-          {}, 2e-6);
+    check(
+        "aten.pow.Tensor_Tensor", [](double x, double y) { return std::pow(x, y); }, {}, 2e-6);
 }
 
 // float16 tensors: inputs rounded to float16 on the host, the reference in float64 on the rounded
@@ -138,8 +138,8 @@ TEST(ArithOps, Float16TensorFormsMatchReference) {
               {std::string("floor")});
         check("aten.maximum.default", [](double x, double y) { return std::max(x, y); });
         check("aten.minimum.default", [](double x, double y) { return std::min(x, y); });
-        check("aten.pow.Tensor_Tensor", [](double x, double y) { return std::pow(x, y); }, {},
-              2e-6);
+        check(
+            "aten.pow.Tensor_Tensor", [](double x, double y) { return std::pow(x, y); }, {}, 2e-6);
     }
 }
 
@@ -204,7 +204,8 @@ TEST(ArithOps, IntegerFloorDivisionRoundsTowardMinusInfinity) {
         auto got = out.get_data<int32_t>();
         for (int i = 0; i < 8; ++i) {
             double q = double(a[i]) / b[i];
-            int32_t want = std::string(mode) == "floor" ? int32_t(std::floor(q)) : int32_t(std::trunc(q));
+            int32_t want =
+                std::string(mode) == "floor" ? int32_t(std::floor(q)) : int32_t(std::trunc(q));
             EXPECT_EQ(got[i], want) << mode << " " << a[i] << "/" << b[i];
         }
         ctx().reset();
@@ -227,7 +228,8 @@ TEST(ArithOps, ScalarFormsMatchReference) {
         ctx().reset();
         return r;
     };
-    auto check = [&](const std::string& name, std::vector<Arg> extra, std::function<double(double)> f) {
+    auto check = [&](const std::string& name, std::vector<Arg> extra,
+                     std::function<double(double)> f) {
         std::vector<double> want;
         for (float x : a) want.push_back(f(x));
         expect_close(run1(name, extra), want, 2e-6, name);
@@ -268,7 +270,8 @@ TEST(CompareOps, BoolOutputsMatchAtEveryPackingOffset) {
             auto got_s = outs.get_data<uint8_t>();
             for (int64_t i = 0; i < n; ++i) {
                 ASSERT_EQ(got[i], f(a[i], b[i]) ? 1 : 0) << cmp << " n=" << n << " at " << i;
-                ASSERT_EQ(got_s[i], f(a[i], 1.0) ? 1 : 0) << cmp << ".Scalar n=" << n << " at " << i;
+                ASSERT_EQ(got_s[i], f(a[i], 1.0) ? 1 : 0)
+                    << cmp << ".Scalar n=" << n << " at " << i;
             }
             ctx().reset();
         }
@@ -332,7 +335,8 @@ TEST(WhereOp, SelectsWithThreeWayBroadcast) {
     ctx().submit();
     auto got = out.get_data<float>();
     for (int r = 0; r < 4; ++r)
-        for (int k = 0; k < 6; ++k) ASSERT_EQ(got[r * 6 + k], c[r] ? a[k] : b[r * 6 + k]) << r << "," << k;
+        for (int k = 0; k < 6; ++k)
+            ASSERT_EQ(got[r * 6 + k], c[r] ? a[k] : b[r * 6 + k]) << r << "," << k;
     ctx().reset();
 }
 
@@ -348,7 +352,8 @@ TEST(WhereOp, Float16SelectsWithThreeWayBroadcast) {
     ctx().submit();
     auto got = read_half(out);
     for (int r = 0; r < 4; ++r)
-        for (int k = 0; k < 7; ++k) ASSERT_EQ(got[r * 7 + k], c[r] ? a[k] : b[r * 7 + k]) << r << "," << k;
+        for (int k = 0; k < 7; ++k)
+            ASSERT_EQ(got[r * 7 + k], c[r] ? a[k] : b[r * 7 + k]) << r << "," << k;
     ctx().reset();
 }
 

@@ -21,8 +21,8 @@ struct Problem {
 
 // out[b, i, c] in float64, with q/k/v element (b, r, c) at view.offset + b * batch + ...
 std::vector<double> reference(const Problem& p, const std::vector<float>& q, ViewSpec qv,
-                              const std::vector<float>& k, ViewSpec kv,
-                              const std::vector<float>& v, ViewSpec vv, bool zero_masked) {
+                              const std::vector<float>& k, ViewSpec kv, const std::vector<float>& v,
+                              ViewSpec vv, bool zero_masked) {
     auto at = [](const std::vector<float>& t, ViewSpec s, int64_t b, int64_t r, int64_t c) {
         return double(t[size_t(s.offset + b * s.batch + r * s.row + c * s.col)]);
     };
@@ -51,11 +51,19 @@ std::vector<double> reference(const Problem& p, const std::vector<float>& q, Vie
     return out;
 }
 
-std::vector<Arg> call_args(const Problem& p, Tensor q, ViewSpec qv, Tensor k, ViewSpec kv,
-                           Tensor v, ViewSpec vv, bool zero_masked, Tensor out) {
+std::vector<Arg> call_args(const Problem& p, Tensor q, ViewSpec qv, Tensor k, ViewSpec kv, Tensor v,
+                           ViewSpec vv, bool zero_masked, Tensor out) {
     auto list = [](ViewSpec s) { return std::vector<int64_t>{s.offset, s.batch, s.row, s.col}; };
-    return {q, k, v, list(qv), list(kv), list(vv),
-            std::vector<int64_t>{p.B, p.Lq, p.Lk, p.D, p.DV}, p.scale, zero_masked, out};
+    return {q,
+            k,
+            v,
+            list(qv),
+            list(kv),
+            list(vv),
+            std::vector<int64_t>{p.B, p.Lq, p.Lk, p.D, p.DV},
+            p.scale,
+            zero_masked,
+            out};
 }
 
 std::vector<float> run(const std::vector<Arg>& args, const Tensor& out) {
@@ -70,8 +78,8 @@ ViewSpec contiguous(int64_t L, int64_t C) { return {0, L * C, C, 1}; }
 
 TEST(Attention, ContiguousInputsMatchFloat64) {
     const std::vector<Problem> problems = {
-        {1, 1, 1, 1, 1, 1.0},      {2, 7, 5, 3, 4, 0.5},     {3, 13, 13, 16, 16, 0.25},
-        {1, 9, 31, 8, 5, 1.0},     {2, 26, 26, 16, 16, 0.25}, {1, 8, 256, 64, 64, 0.125},
+        {1, 1, 1, 1, 1, 1.0},         {2, 7, 5, 3, 4, 0.5},        {3, 13, 13, 16, 16, 0.25},
+        {1, 9, 31, 8, 5, 1.0},        {2, 26, 26, 16, 16, 0.25},   {1, 8, 256, 64, 64, 0.125},
         {12, 33, 197, 64, 64, 0.125}, {1, 17, 40, 128, 128, 0.08}, {1, 5, 3, 7, 100, 1.3},
     };
     uint32_t seed = 1;
@@ -97,7 +105,8 @@ TEST(Attention, ContiguousInputsMatchFloat64) {
 // q, k, v cut from one [L, 3 * H * d] projection (heads as the batch), and k read transposed
 // from a [B, d, Lk] tensor: the layouts passes/fuse_attention hands the op.
 TEST(Attention, StridedViewsOfAPackedProjection) {
-    for (auto [H, L, d] : {std::tuple<int64_t, int64_t, int64_t>{3, 26, 16}, {5, 11, 7}, {2, 64, 9}}) {
+    for (auto [H, L, d] :
+         {std::tuple<int64_t, int64_t, int64_t>{3, 26, 16}, {5, 11, 7}, {2, 64, 9}}) {
         const int64_t E = H * d;
         auto qkv = random_floats(size_t(L * 3 * E), uint32_t(100 + H));
         Tensor t = ctx().tensor(DType::f32, {L, 3 * E}).set_data(qkv);
@@ -198,18 +207,21 @@ TEST(Attention, RejectsBadArguments) {
         }
     };
     // A view reaching past its tensor.
-    expect_error(call_args(p, q, {1, 12, 3, 1}, k, contiguous(5, 3), v, contiguous(5, 3), false, out),
-                 "q_view");
+    expect_error(
+        call_args(p, q, {1, 12, 3, 1}, k, contiguous(5, 3), v, contiguous(5, 3), false, out),
+        "q_view");
     // Too many keys for the kernel.
     Tensor big = ctx().tensor(DType::f32, {1, 300, 3});
-    expect_error(call_args({1, 4, 300, 3, 3, 1.0}, q, contiguous(4, 3), big, contiguous(300, 3), big,
-                           contiguous(300, 3), false, out),
+    expect_error(call_args({1, 4, 300, 3, 3, 1.0}, q, contiguous(4, 3), big, contiguous(300, 3),
+                           big, contiguous(300, 3), false, out),
                  "at most 256 keys");
     // out of the wrong size, a malformed view, non-positive sizes.
     Tensor small = ctx().tensor(DType::f32, {2, 4, 2});
-    expect_error(call_args(p, q, contiguous(4, 3), k, contiguous(5, 3), v, contiguous(5, 3), false, small),
-                 "out");
-    auto args = call_args(p, q, contiguous(4, 3), k, contiguous(5, 3), v, contiguous(5, 3), false, out);
+    expect_error(
+        call_args(p, q, contiguous(4, 3), k, contiguous(5, 3), v, contiguous(5, 3), false, small),
+        "out");
+    auto args =
+        call_args(p, q, contiguous(4, 3), k, contiguous(5, 3), v, contiguous(5, 3), false, out);
     args[4] = std::vector<int64_t>{0, 15, 3};
     expect_error(args, "k_view");
     expect_error(call_args({0, 4, 5, 3, 3, 1.0}, q, contiguous(4, 3), k, contiguous(5, 3), v,

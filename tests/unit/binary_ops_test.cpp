@@ -112,7 +112,8 @@ TEST_P(BinaryOps, AddWithAlphaMatchesFloat64Reference) {
     ctx().reset();
     ctx().record(op("aten.add.Tensor"), {ta, tb, -0.75, out});
     ctx().submit();
-    auto want = reference(c.a, a, c.b, b, out_shape, [](double x, double y) { return x - 0.75 * y; });
+    auto want =
+        reference(c.a, a, c.b, b, out_shape, [](double x, double y) { return x - 0.75 * y; });
     EXPECT_LE(max_rel_error(out.get_data<float>(), want), 1e-6);
     ctx().reset();
 }
@@ -180,9 +181,11 @@ TEST_P(BinaryOps, Float16MatchesFloat64Reference) {
     const Check checks[] = {
         {"aten.add.Tensor", {-0.75}, [](double x, double y) { return x - 0.75 * y; }},
         {"aten.mul.Tensor", {}, [](double x, double y) { return x * y; }},
-        {"wgx.mul_sigmoid.default", {},
+        {"wgx.mul_sigmoid.default",
+         {},
          [](double x, double y) { return x / (1.0 + std::exp(-y)); }},
-        {"wgx.mul_hardsigmoid.default", {},
+        {"wgx.mul_hardsigmoid.default",
+         {},
          [](double x, double y) { return x * std::clamp(y + 3.0, 0.0, 6.0) / 6.0; }},
     };
     for (const Check& k : checks) {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "half_test_util.h"
 #include "graph/graph.h"
+#include "half_test_util.h"
 #include "test_util.h"
 #include "wgx/program.h"
 
@@ -50,10 +50,22 @@ Tensor blank(DType dt, const Shape& s) {
 
 std::vector<double> read(const Tensor& t) {
     switch (t.dtype()) {
-        case DType::f32: { auto v = t.get_data<float>(); return {v.begin(), v.end()}; }
-        case DType::f16: { auto v = read_half(t); return {v.begin(), v.end()}; }
-        case DType::i32: { auto v = t.get_data<int32_t>(); return {v.begin(), v.end()}; }
-        case DType::u8: { auto v = t.get_data<uint8_t>(); return {v.begin(), v.end()}; }
+        case DType::f32: {
+            auto v = t.get_data<float>();
+            return {v.begin(), v.end()};
+        }
+        case DType::f16: {
+            auto v = read_half(t);
+            return {v.begin(), v.end()};
+        }
+        case DType::i32: {
+            auto v = t.get_data<int32_t>();
+            return {v.begin(), v.end()};
+        }
+        case DType::u8: {
+            auto v = t.get_data<uint8_t>();
+            return {v.begin(), v.end()};
+        }
         default: return {};
     }
 }
@@ -156,11 +168,11 @@ TEST(ShapeChannelShuffle, ShuffleNetBlocks) {
 TEST(ShapeChannelShuffle, GroupsInputsAndPiecesOfAnySize) {
     for (DType dt : {DType::f32, DType::f16}) {
         check(dt, {{2, 3, 7, 3}, {2, 5, 7, 3}, {2, 4, 7, 3}}, 1, 3, {5, 7});
-        check(dt, {{2, 12, 5}}, 1, 4, {1, 2, 3, 4, 2});      // five pieces: two dispatches
-        check(dt, {{2, 12, 5}}, 1, 1, {7, 5});               // one group: cat and split
-        check(dt, {{2, 6, 5}, {2, 6, 5}}, 1, 12, {});        // one channel per group
+        check(dt, {{2, 12, 5}}, 1, 4, {1, 2, 3, 4, 2});  // five pieces: two dispatches
+        check(dt, {{2, 12, 5}}, 1, 1, {7, 5});           // one group: cat and split
+        check(dt, {{2, 6, 5}, {2, 6, 5}}, 1, 12, {});    // one channel per group
         check(dt, {{1, 1, 3}, {1, 2, 3}, {1, 1, 3}, {1, 3, 3}, {1, 2, 3}, {1, 3, 3}}, 1, 2,
-              {6, 6});                                        // six inputs: joined first
+              {6, 6});                                          // six inputs: joined first
         check(dt, {{3, 4, 5}, {3, 2, 5}}, 1, 3, {2, 2, 2}, 1);  // an absent piece
         check(dt, {{3, 4, 5}, {3, 2, 5}}, 1, 2, {3, 0, 3}, 1);  // an empty (absent) piece
     }
@@ -290,8 +302,8 @@ void check_program(bool float16) {
     }
     // Reference in float64: y = shuffle(cat(a, b)), z = shuffle(cat(y0, relu(y1))).
     const std::vector<Shape> shapes = {{n, half, h, w}, {n, half, h, w}};
-    const auto y = reference({{av.begin(), av.end()}, {bv.begin(), bv.end()}}, shapes, 1, 2,
-                             {half, half});
+    const auto y =
+        reference({{av.begin(), av.end()}, {bv.begin(), bv.end()}}, shapes, 1, 2, {half, half});
     std::vector<double> r = y[1];
     for (double& x : r) x = std::max(x, 0.0);
     const auto z = reference({y[0], r}, shapes, 1, 2, {})[0];

@@ -68,7 +68,8 @@ TEST(Context, ReplaysEncodedAheadSeeNewInputsAndNewCalls) {
         EXPECT_EQ(out.get_data<float>(), (std::vector<float>{10, -6, 18, 3, -4})) << "run " << run;
     }
     // A record that fails leaves the recording as it was, and no stale command buffer runs.
-    EXPECT_THROW(c.record(op("aten.mul.Tensor"), {a, c.tensor(DType::f32, {3}), t}), InvalidArgument);
+    EXPECT_THROW(c.record(op("aten.mul.Tensor"), {a, c.tensor(DType::f32, {3}), t}),
+                 InvalidArgument);
     a.set_data({1.f, 1.f, 1.f, 1.f, 1.f});
     c.submit();
     c.sync();
@@ -92,7 +93,7 @@ TEST(Context, ChainedOpsAndCopiesRunInOrder) {
     Tensor t = c.tensor(DType::f32, {3});
     Tensor copy = c.tensor(DType::f32, {3});
     Tensor out = c.tensor(DType::f32, {3});
-    c.record(op("aten.add.Tensor"), {a, a, t});      // t = 2a
+    c.record(op("aten.add.Tensor"), {a, a, t});       // t = 2a
     c.copy(t, copy);                                  // between passes
     c.record(op("aten.mul.Tensor"), {copy, t, out});  // out = 4a^2
     c.submit();
@@ -273,11 +274,12 @@ class UserScale final : public Op {
     void record(Recorder& rec, const Args& args) const override {
         const Tensor& x = args.tensor(0, "x");
         const Tensor& y = args.tensor(1, "y");
-        Kernel k = rec.kernel("test.user_scale",
-                              "@group(0) @binding(0) var<storage, read> x: array<f32>;\n"
-                              "@group(0) @binding(1) var<storage, read_write> y: array<f32>;\n"
-                              "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) "
-                              "g: vec3<u32>) { if (g.x < arrayLength(&y)) { y[g.x] = 2.0 * x[g.x]; } }\n");
+        Kernel k =
+            rec.kernel("test.user_scale",
+                       "@group(0) @binding(0) var<storage, read> x: array<f32>;\n"
+                       "@group(0) @binding(1) var<storage, read_write> y: array<f32>;\n"
+                       "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) "
+                       "g: vec3<u32>) { if (g.x < arrayLength(&y)) { y[g.x] = 2.0 * x[g.x]; } }\n");
         rec.dispatch(k, {x, y}, Grid{uint32_t((y.numel() + 63) / 64), 1, 1});
     }
 };
@@ -300,7 +302,8 @@ TEST(Context, UserAndBuiltinKernelsCompileWithTheirOwnChecks) {
 // Which setting an op's kernels take comes from the op itself: every registered op says it is
 // built in, a user's op keeps the default.
 TEST(Context, EveryRegisteredOpIsBuiltinAndUserOpsAreNot) {
-    for (const Op* registered : builtin_ops()) EXPECT_TRUE(registered->builtin()) << registered->name();
+    for (const Op* registered : builtin_ops())
+        EXPECT_TRUE(registered->builtin()) << registered->name();
     EXPECT_FALSE(UserScale().builtin());
 }
 

@@ -142,7 +142,7 @@ const Op& op_named(bool with_clamp) {
 
 // Runs one case through aten.convolution (or et_vk.conv_with_clamp with the given bounds).
 ConvRun run_conv(const ConvCase& c, bool with_clamp = false, Arg lo = std::nullopt,
-             Arg hi = std::nullopt) {
+                 Arg hi = std::nullopt) {
     auto x = random_floats(numel(c.x), 101);
     auto w = random_floats(numel(c.w), 102);
     const bool one_d = c.x.size() == 3;
@@ -155,8 +155,9 @@ ConvRun run_conv(const ConvCase& c, bool with_clamp = false, Arg lo = std::nullo
     Tensor out = ctx().tensor(DType::f32, ref.out_shape);
     poison(out);
     Ints op = c.output_padding.empty() ? Ints(one_d ? 1 : 2, 0) : c.output_padding;
-    std::vector<Arg> args = {tx, tw, c.bias ? Arg(tb) : Arg(std::nullopt), c.stride, c.padding,
-                             c.dilation, c.transposed, op, c.groups};
+    std::vector<Arg> args = {tx,           tw,        c.bias ? Arg(tb) : Arg(std::nullopt),
+                             c.stride,     c.padding, c.dilation,
+                             c.transposed, op,        c.groups};
     if (with_clamp) {
         args.push_back(lo);
         args.push_back(hi);
@@ -184,25 +185,65 @@ const std::vector<ConvCase>& conv_cases() {
         {"direct_dilation2", {1, 3, 13, 11}, {6, 3, 3, 3}, true, {1, 1}, {2, 2}, {2, 2}},
         {"direct_asymmetric", {2, 3, 19, 23}, {7, 3, 2, 5}, true, {2, 3}, {1, 2}, {1, 2}},
         {"direct_groups2", {2, 6, 9, 7}, {10, 3, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, false, {}, 2},
-        {"direct_groups3_odd", {1, 6, 7, 7}, {9, 2, 3, 3},
-         false, {1, 1}, {0, 0}, {1, 1}, false, {}, 3},
-        {"direct_1x1_grouped", {1, 8, 5, 5}, {6, 4, 1, 1},
-         true, {1, 1}, {0, 0}, {1, 1}, false, {}, 2},
+        {"direct_groups3_odd",
+         {1, 6, 7, 7},
+         {9, 2, 3, 3},
+         false,
+         {1, 1},
+         {0, 0},
+         {1, 1},
+         false,
+         {},
+         3},
+        {"direct_1x1_grouped",
+         {1, 8, 5, 5},
+         {6, 4, 1, 1},
+         true,
+         {1, 1},
+         {0, 0},
+         {1, 1},
+         false,
+         {},
+         2},
         {"direct_1x1_stride2", {1, 5, 9, 9}, {7, 5, 1, 1}, true, {2, 2}, {0, 0}, {1, 1}},
         {"direct_1x1_padded", {1, 5, 4, 3}, {3, 5, 1, 1}, false, {1, 1}, {1, 1}, {1, 1}},
         {"direct_one_pixel", {1, 2, 1, 1}, {3, 2, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}},
         {"direct_deep", {1, 64, 6, 6}, {8, 64, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}},
-        {"direct_multiplier4", {1, 3, 7, 7}, {12, 1, 3, 3},
-         false, {1, 1}, {1, 1}, {1, 1}, false, {}, 3},
+        {"direct_multiplier4",
+         {1, 3, 7, 7},
+         {12, 1, 3, 3},
+         false,
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         false,
+         {},
+         3},
         {"direct_kernel_is_input", {3, 2, 5, 5}, {4, 2, 5, 5}, true, {1, 1}, {0, 0}, {1, 1}},
         // Grouped with several input channels per group, one image: the implicit GEMM batched
         // over the groups (direct_groups3_odd and direct_1x1_grouped above take it too; two
         // images, as direct_groups2, stay on the direct kernel). RegNet's shape, stride 2 and
         // odd sizes; four groups with dilation and no bias.
-        {"grouped_gemm_regnet", {1, 32, 13, 11}, {48, 16, 3, 3},
-         true, {2, 2}, {1, 1}, {1, 1}, false, {}, 2},
-        {"grouped_gemm_g4_dilated", {1, 12, 9, 10}, {20, 3, 3, 3},
-         false, {1, 1}, {2, 2}, {2, 2}, false, {}, 4},
+        {"grouped_gemm_regnet",
+         {1, 32, 13, 11},
+         {48, 16, 3, 3},
+         true,
+         {2, 2},
+         {1, 1},
+         {1, 1},
+         false,
+         {},
+         2},
+        {"grouped_gemm_g4_dilated",
+         {1, 12, 9, 10},
+         {20, 3, 3, 3},
+         false,
+         {1, 1},
+         {2, 2},
+         {2, 2},
+         false,
+         {},
+         4},
         // Ungrouped, not 1x1 stride 1: the implicit GEMM (im2col and the GEMM under
         // WGX_IMPLICIT_GEMM=0), several tiles in M and N with K = 171 (not a multiple of the K
         // step) over batches, a 1x7 window, stride and dilation together, a 7x7 stem.
@@ -216,36 +257,132 @@ const std::vector<ConvCase>& conv_cases() {
         {"gemm_tiny_weight_and_input", {1, 1, 1, 2}, {1, 1, 1, 1}, false, {1, 1}, {1, 1}, {1, 1}},
         // One input channel per group and < 4 outputs per group: the depthwise kernel.
         {"depthwise_3x3", {2, 8, 13, 11}, {8, 1, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, false, {}, 8},
-        {"depthwise_stride2", {1, 7, 12, 17}, {7, 1, 3, 3},
-         false, {2, 2}, {1, 1}, {1, 1}, false, {}, 7},
-        {"depthwise_multiplier2", {1, 5, 9, 9}, {10, 1, 5, 5},
-         true, {1, 1}, {2, 2}, {1, 1}, false, {}, 5},
-        {"depthwise_dilated", {1, 3, 11, 13}, {3, 1, 3, 3},
-         true, {1, 2}, {2, 3}, {2, 3}, false, {}, 3},
+        {"depthwise_stride2",
+         {1, 7, 12, 17},
+         {7, 1, 3, 3},
+         false,
+         {2, 2},
+         {1, 1},
+         {1, 1},
+         false,
+         {},
+         7},
+        {"depthwise_multiplier2",
+         {1, 5, 9, 9},
+         {10, 1, 5, 5},
+         true,
+         {1, 1},
+         {2, 2},
+         {1, 1},
+         false,
+         {},
+         5},
+        {"depthwise_dilated",
+         {1, 3, 11, 13},
+         {3, 1, 3, 3},
+         true,
+         {1, 2},
+         {2, 3},
+         {2, 3},
+         false,
+         {},
+         3},
         {"depthwise_single_channel", {1, 1, 1, 1}, {1, 1, 3, 3}, false, {1, 1}, {1, 1}, {1, 1}},
         // Several 8 x 32 output tiles of the workgroup-memory depthwise kernel (edges of partly
         // filled tiles, stride 2 with a 5 x 5 window, a 7 x 7 window, an asymmetric kernel).
-        {"depthwise_tiles", {2, 3, 21, 70}, {3, 1, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, false, {}, 3},
-        {"depthwise_tiles_5x5_s2", {1, 4, 37, 75}, {4, 1, 5, 5},
-         true, {2, 2}, {2, 2}, {1, 1}, false, {}, 4},
-        {"depthwise_tiles_7x7", {1, 2, 19, 40}, {2, 1, 7, 7}, false, {1, 1}, {3, 3}, {1, 1}, false, {}, 2},
-        {"depthwise_tiles_3x5", {1, 2, 17, 45}, {2, 1, 3, 5}, true, {1, 2}, {1, 0}, {1, 1}, false, {}, 2},
+        {"depthwise_tiles",
+         {2, 3, 21, 70},
+         {3, 1, 3, 3},
+         true,
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         false,
+         {},
+         3},
+        {"depthwise_tiles_5x5_s2",
+         {1, 4, 37, 75},
+         {4, 1, 5, 5},
+         true,
+         {2, 2},
+         {2, 2},
+         {1, 1},
+         false,
+         {},
+         4},
+        {"depthwise_tiles_7x7",
+         {1, 2, 19, 40},
+         {2, 1, 7, 7},
+         false,
+         {1, 1},
+         {3, 3},
+         {1, 1},
+         false,
+         {},
+         2},
+        {"depthwise_tiles_3x5",
+         {1, 2, 17, 45},
+         {2, 1, 3, 5},
+         true,
+         {1, 2},
+         {1, 0},
+         {1, 1},
+         false,
+         {},
+         2},
         // 1-D.
         {"conv1d_stride2", {2, 4, 29}, {6, 4, 5}, true, {2}, {2}, {1}},
         {"conv1d_depthwise_dilated", {1, 6, 31}, {6, 1, 3}, false, {1}, {3}, {3}, false, {}, 6},
         {"conv1d_pointwise", {3, 7, 17}, {5, 7, 1}, true, {1}, {0}, {1}},
         {"conv1d_transposed", {1, 4, 13}, {4, 3, 4}, true, {2}, {1}, {1}, true, {1}},
         // Transposed (gather form of the direct kernel).
-        {"transposed_s2_op1", {1, 4, 5, 7}, {4, 6, 3, 3},
-         true, {2, 2}, {1, 1}, {1, 1}, true, {1, 1}},
-        {"transposed_groups3", {2, 6, 5, 5}, {6, 2, 3, 3},
-         false, {2, 2}, {0, 0}, {1, 1}, true, {1, 0}, 3},
-        {"transposed_dilated", {1, 3, 6, 5}, {3, 5, 3, 2},
-         true, {1, 2}, {1, 0}, {2, 1}, true, {1, 1}},
-        {"transposed_depthwise", {1, 4, 6, 6}, {4, 1, 3, 3},
-         true, {2, 2}, {1, 1}, {1, 1}, true, {0, 0}, 4},
-        {"transposed_stride3_1x1", {1, 3, 4, 5}, {3, 2, 1, 1},
-         false, {3, 3}, {0, 0}, {1, 1}, true, {2, 1}},
+        {"transposed_s2_op1",
+         {1, 4, 5, 7},
+         {4, 6, 3, 3},
+         true,
+         {2, 2},
+         {1, 1},
+         {1, 1},
+         true,
+         {1, 1}},
+        {"transposed_groups3",
+         {2, 6, 5, 5},
+         {6, 2, 3, 3},
+         false,
+         {2, 2},
+         {0, 0},
+         {1, 1},
+         true,
+         {1, 0},
+         3},
+        {"transposed_dilated",
+         {1, 3, 6, 5},
+         {3, 5, 3, 2},
+         true,
+         {1, 2},
+         {1, 0},
+         {2, 1},
+         true,
+         {1, 1}},
+        {"transposed_depthwise",
+         {1, 4, 6, 6},
+         {4, 1, 3, 3},
+         true,
+         {2, 2},
+         {1, 1},
+         {1, 1},
+         true,
+         {0, 0},
+         4},
+        {"transposed_stride3_1x1",
+         {1, 3, 4, 5},
+         {3, 2, 1, 1},
+         false,
+         {3, 3},
+         {0, 0},
+         {1, 1},
+         true,
+         {2, 1}},
         {"transposed_one_pixel", {1, 2, 1, 1}, {2, 3, 2, 2}, false, {1, 1}, {0, 0}, {1, 1}, true},
         // A deep input on a small map (K = 2304 against 64 x 16 outputs): on GPUs the im2col
         // GEMM splits K, and the reduce pass applies the epilogue.
@@ -285,8 +422,8 @@ std::vector<double> clamped(std::vector<double> v, std::optional<double> lo,
 
 TEST(ConvWithClamp, BoundsOnEveryKernel) {
     // One case per kernel: GEMM, direct, depthwise, transposed.
-    for (const char* name : {"pointwise_bias", "direct_3x3_pad1", "depthwise_multiplier2",
-                             "transposed_s2_op1"}) {
+    for (const char* name :
+         {"pointwise_bias", "direct_3x3_pad1", "depthwise_multiplier2", "transposed_s2_op1"}) {
         const ConvCase& c = conv_case(name);
         ConvRun both = run_conv(c, true, -0.5, 1.25);
         EXPECT_LE(max_rel_error(both.got, clamped(both.want.out, -0.5, 1.25)), 1e-5) << name;
@@ -321,8 +458,11 @@ ConvRun run_conv_add(const ConvCase& c, Arg lo, Arg hi, std::vector<float>& resi
     poison(out);
     const bool one_d = c.x.size() == 3;
     Ints op_pad = c.output_padding.empty() ? Ints(one_d ? 1 : 2, 0) : c.output_padding;
-    std::vector<Arg> args = {tx, tw, c.bias ? Arg(tb) : Arg(std::nullopt), c.stride, c.padding,
-                             c.dilation, c.transposed, op_pad, c.groups, tr, lo, hi, out};
+    std::vector<Arg> args = {tx,           tw,        c.bias ? Arg(tb) : Arg(std::nullopt),
+                             c.stride,     c.padding, c.dilation,
+                             c.transposed, op_pad,    c.groups,
+                             tr,           lo,        hi,
+                             out};
     ctx().reset();
     ctx().record(op("wgx.conv_add_clamp.default"), args);
     ctx().submit();
@@ -332,17 +472,16 @@ ConvRun run_conv_add(const ConvCase& c, Arg lo, Arg hi, std::vector<float>& resi
 }
 
 TEST(ConvAddClamp, ResidualAndBoundsOnEveryKernel) {
-    for (const char* name : {"pointwise_bias", "pointwise_transposed", "direct_3x3_pad1",
-                             "direct_asymmetric", "direct_groups2", "depthwise_multiplier2",
-                             "transposed_s2_op1", "conv1d_stride2", "gemm_tiles_batch",
-                             "grouped_gemm_regnet"}) {
+    for (const char* name :
+         {"pointwise_bias", "pointwise_transposed", "direct_3x3_pad1", "direct_asymmetric",
+          "direct_groups2", "depthwise_multiplier2", "transposed_s2_op1", "conv1d_stride2",
+          "gemm_tiles_batch", "grouped_gemm_regnet"}) {
         const ConvCase& c = conv_case(name);
         std::vector<float> residual;
         ConvRun plain = run_conv_add(c, std::nullopt, std::nullopt, residual);
         EXPECT_LE(max_rel_error(plain.got, plain.want.out), 1e-5) << name;
         ConvRun relu = run_conv_add(c, int64_t(0), std::nullopt, residual);
-        EXPECT_LE(max_rel_error(relu.got, clamped(relu.want.out, 0.0, std::nullopt)), 1e-5)
-            << name;
+        EXPECT_LE(max_rel_error(relu.got, clamped(relu.want.out, 0.0, std::nullopt)), 1e-5) << name;
         ConvRun both = run_conv_add(c, -0.5, 1.25, residual);
         EXPECT_LE(max_rel_error(both.got, clamped(both.want.out, -0.5, 1.25)), 1e-5) << name;
     }
@@ -376,9 +515,15 @@ double run_conv_f16(const ConvCase& c, bool clamp, bool residual, std::optional<
     Tensor out = half_output(ref.out_shape);
     const bool one_d = c.x.size() == 3;
     Ints op_pad = c.output_padding.empty() ? Ints(one_d ? 1 : 2, 0) : c.output_padding;
-    std::vector<Arg> args = {half_tensor(c.x, x), half_tensor(c.w, w),
+    std::vector<Arg> args = {half_tensor(c.x, x),
+                             half_tensor(c.w, w),
                              c.bias ? Arg(half_tensor({Co}, b)) : Arg(std::nullopt),
-                             c.stride, c.padding, c.dilation, c.transposed, op_pad, c.groups};
+                             c.stride,
+                             c.padding,
+                             c.dilation,
+                             c.transposed,
+                             op_pad,
+                             c.groups};
     auto bound = [](std::optional<double> v) { return v ? Arg(*v) : Arg(std::nullopt); };
     const char* name = "aten.convolution.default";
     if (residual) {
@@ -400,8 +545,7 @@ double run_conv_f16(const ConvCase& c, bool clamp, bool residual, std::optional<
     int64_t taps = 1;
     for (size_t d = 2; d < c.w.size(); ++d) taps *= c.w[d];
     const int64_t terms = c.x[1] / c.groups * taps + 2;
-    const double ratio =
-        f16_error_ratio(values, clamped(ref.out, lo, hi), magnitude.out, terms);
+    const double ratio = f16_error_ratio(values, clamped(ref.out, lo, hi), magnitude.out, terms);
     if (got) *got = std::move(values);
     return ratio;
 }
@@ -435,8 +579,7 @@ TEST(ConvFloat16, ClampAndResidualOnEveryKernel) {
         EXPECT_LE(run_conv_f16(c, true, false, std::nullopt, 0.75), 1.0) << name << " max";
         EXPECT_LE(run_conv_f16(c, false, true, std::nullopt, std::nullopt), 1.0)
             << name << " residual";
-        EXPECT_LE(run_conv_f16(c, false, true, 0.0, std::nullopt), 1.0)
-            << name << " residual min";
+        EXPECT_LE(run_conv_f16(c, false, true, 0.0, std::nullopt), 1.0) << name << " residual min";
         EXPECT_LE(run_conv_f16(c, false, true, -0.5, 1.25), 1.0) << name << " residual clamp";
     }
 }
@@ -482,9 +625,8 @@ TEST(Conv, GridLargeEnoughToFold) {
     Tensor out = ctx().tensor(DType::f32, {1, C, H, W});
     poison(out);
     ctx().reset();
-    ctx().record(op("aten.convolution.default"),
-                 {tx, tw, tb, Ints{1, 1}, Ints{0, 0}, Ints{1, 1}, false, Ints{0, 0}, int64_t(C),
-                  out});
+    ctx().record(op("aten.convolution.default"), {tx, tw, tb, Ints{1, 1}, Ints{0, 0}, Ints{1, 1},
+                                                  false, Ints{0, 0}, int64_t(C), out});
     ctx().submit();
     auto got = out.get_data<float>();
     for (int64_t i = 0; i < C * H * W; ++i) {
@@ -547,10 +689,10 @@ TEST(ConvValidation, RejectsBadArguments) {
                     {"output_padding"});
     // Argument count and kind.
     expect_rejected(conv, {x, w, std::nullopt, one, zero, one, false, zero, 1}, {"arguments"});
-    expect_rejected("et_vk.conv_with_clamp.default",
-                    {x, w, std::nullopt, one, zero, one, false, zero, 1, std::string("lo"),
-                     std::nullopt, out},
-                    {"output_min"});
+    expect_rejected(
+        "et_vk.conv_with_clamp.default",
+        {x, w, std::nullopt, one, zero, one, false, zero, 1, std::string("lo"), std::nullopt, out},
+        {"output_min"});
 }
 
 // Float32 and float16 tensors in one convolution are refused, naming the argument.
@@ -594,8 +736,8 @@ struct ActivationRun {
 
 // Runs case `c` through wgx.conv_activation on tensors of `dt`, the input scaled by `scale` (a
 // power of two, exact in float16) so that the sums reach far beyond +-3.
-ActivationRun run_conv_activation(const ConvCase& c, const std::string& act, float scale,
-                                  DType dt, uint32_t seed = 401) {
+ActivationRun run_conv_activation(const ConvCase& c, const std::string& act, float scale, DType dt,
+                                  uint32_t seed = 401) {
     const bool f16 = dt == DType::f16;
     auto input = [&](int64_t n, uint32_t s) {
         return f16 ? f16_random(n, s) : random_floats(n, s);
@@ -624,10 +766,17 @@ ActivationRun run_conv_activation(const ConvCase& c, const std::string& act, flo
     if (!f16) poison(out);
     const bool one_d = c.x.size() == 3;
     Ints op_pad = c.output_padding.empty() ? Ints(one_d ? 1 : 2, 0) : c.output_padding;
-    std::vector<Arg> args = {tensor(c.x, x), tensor(c.w, w),
+    std::vector<Arg> args = {tensor(c.x, x),
+                             tensor(c.w, w),
                              c.bias ? Arg(tensor({Co}, b)) : Arg(std::nullopt),
-                             c.stride, c.padding, c.dilation, c.transposed, op_pad, c.groups,
-                             act, out};
+                             c.stride,
+                             c.padding,
+                             c.dilation,
+                             c.transposed,
+                             op_pad,
+                             c.groups,
+                             act,
+                             out};
     ctx().reset();
     ctx().record(op("wgx.conv_activation.default"), args);
     ctx().submit();
@@ -653,10 +802,10 @@ double negative_tail_error(const std::vector<float>& got, const std::vector<doub
 // multiplier 2, 5x5 stride 2), the workgroup-memory depthwise kernel (CPU adapters: 3x3 and 7x7
 // over wide maps) and 1-D; batches of 2 and odd sizes among them.
 const char* const kActivationCases[] = {
-    "pointwise_bias",   "pointwise_transposed", "direct_3x3_pad1",        "direct_stride2",
-    "direct_groups2",   "transposed_s2_op1",    "depthwise_3x3",          "depthwise_stride2",
+    "pointwise_bias",        "pointwise_transposed",   "direct_3x3_pad1", "direct_stride2",
+    "direct_groups2",        "transposed_s2_op1",      "depthwise_3x3",   "depthwise_stride2",
     "depthwise_multiplier2", "depthwise_tiles_5x5_s2", "depthwise_tiles", "depthwise_tiles_7x7",
-    "conv1d_stride2",   "im2col_split_k"};
+    "conv1d_stride2",        "im2col_split_k"};
 
 TEST(ConvActivation, SiluAndHardswishOnEveryKernel) {
     for (const char* name : kActivationCases) {
@@ -678,8 +827,8 @@ TEST(ConvActivation, SiluAndHardswishOnEveryKernel) {
 // The sums reach beyond hardswish's knees at -3 and 3 (so both clamps and the middle are
 // taken), even on a depthwise case, whose sums have the fewest terms (9).
 TEST(ConvActivation, SumsReachBeyondTheKnees) {
-    ActivationRun r = run_conv_activation(conv_case("depthwise_stride2"), "hardswish", 1.f,
-                                          DType::f32);
+    ActivationRun r =
+        run_conv_activation(conv_case("depthwise_stride2"), "hardswish", 1.f, DType::f32);
     EXPECT_LT(r.min_sum, -3.0);
     EXPECT_GT(r.max_sum, 3.0);
 }
@@ -715,14 +864,12 @@ TEST(ConvActivation, RejectsBadArguments) {
     expect_rejected(name, {x, w, std::nullopt, one, zero, one, false, zero, 1, std::nullopt, out},
                     {"activation"});
     // No activation argument: one argument short.
-    expect_rejected(name, {x, w, std::nullopt, one, zero, one, false, zero, 1, out},
-                    {"arguments"});
+    expect_rejected(name, {x, w, std::nullopt, one, zero, one, false, zero, 1, out}, {"arguments"});
     // The convolution's own checks still apply.
     Tensor bad_out = ctx().tensor(DType::f32, {1, 6, 8, 8});
-    expect_rejected(name,
-                    {x, w, std::nullopt, one, zero, one, false, zero, 1, std::string("silu"),
-                     bad_out},
-                    {"out", "[1, 6, 6, 6]"});
+    expect_rejected(
+        name, {x, w, std::nullopt, one, zero, one, false, zero, 1, std::string("silu"), bad_out},
+        {"out", "[1, 6, 6, 6]"});
 }
 
 }  // namespace

@@ -56,9 +56,7 @@ TEST(OpErrors, WrongArgumentCountAndKind) {
     EXPECT_NE(m.find("argument 1 (other) must be a tensor, got double 2"), std::string::npos) << m;
 }
 
-TEST(OpErrors, UnknownOpName) {
-    EXPECT_THROW(op("aten.does_not_exist.default"), InvalidArgument);
-}
+TEST(OpErrors, UnknownOpName) { EXPECT_THROW(op("aten.does_not_exist.default"), InvalidArgument); }
 
 TEST(SeedExample, TwoOpsGiveTheDocumentedResult) {
     // The seed's program example, recorded op by op: (in1 + 1.5 * in2) @ in3.

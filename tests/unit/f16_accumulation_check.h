@@ -39,8 +39,7 @@ inline double f16_error_ratio(const std::vector<float>& got, const std::vector<d
     for (size_t i = 0; i < std::min({got.size(), want.size(), magnitude.size()}); ++i) {
         if (!std::isfinite(got[i])) return std::numeric_limits<double>::infinity();
         const double bound = std::ldexp(std::abs(want[i]), -11) +
-                             double(terms) * std::ldexp(magnitude[i], -23) +
-                             std::ldexp(1.0, -24);
+                             double(terms) * std::ldexp(magnitude[i], -23) + std::ldexp(1.0, -24);
         worst = std::max(worst, std::abs(double(got[i]) - want[i]) / bound);
     }
     return worst;

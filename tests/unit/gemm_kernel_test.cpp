@@ -42,14 +42,14 @@ class GemmOp final : public Op {
 struct Problem {
     int64_t batch, M, K, N;
     bool trans_a, trans_b;
-    bool shared_a;       // A shared by every batch (a 1x1 convolution's weight)
-    int bias;            // 0: none, 1: per-column [N], 2: full [batch, M, N], 3: per-row [M, 1]
+    bool shared_a;  // A shared by every batch (a 1x1 convolution's weight)
+    int bias;       // 0: none, 1: per-column [N], 2: full [batch, M, N], 3: per-row [M, 1]
     float alpha = 1.f, beta = 1.f;
-    uint32_t splits = 0;             // GemmCall::splits (0: the default choice)
-    std::optional<float> lo, hi;     // clamp epilogue bounds
-    bool residual = false;           // a residual [batch, M, N] added before the clamp
+    uint32_t splits = 0;                          // GemmCall::splits (0: the default choice)
+    std::optional<float> lo, hi;                  // clamp epilogue bounds
+    bool residual = false;                        // a residual [batch, M, N] added before the clamp
     ops::Activation act = ops::Activation::none;  // after the bias
-    int scale = 0;                   // after the activation: 0 none, 1 per column, 2 per row
+    int scale = 0;  // after the activation: 0 none, 1 per column, 2 per row
 };
 
 std::string describe(const Problem& p) {
@@ -58,7 +58,9 @@ std::string describe(const Problem& p) {
                        p.shared_a ? " shared A" : "", p.bias, p.alpha, p.beta, p.splits,
                        p.lo.value_or(-INFINITY), p.hi.value_or(INFINITY),
                        p.residual ? " residual" : "", ops::activation_label(p.act),
-                       p.scale == 1 ? " scale" : p.scale == 2 ? " scale rows" : "");
+                       p.scale == 1   ? " scale"
+                       : p.scale == 2 ? " scale rows"
+                                      : "");
 }
 
 // The activation in float64, as aten.gelu (both forms), aten.silu and aten.hardswish define it.
@@ -72,8 +74,7 @@ double activation_ref(double x, ops::Activation act) {
 
 // A bound on the activation's slope: how far the sum's rounding error carries through it.
 double activation_slope(ops::Activation act) {
-    return act == ops::Activation::hardswish ? 1.5 : act == ops::Activation::silu ? 1.1
-                                                                                          : 1.13;
+    return act == ops::Activation::hardswish ? 1.5 : act == ops::Activation::silu ? 1.1 : 1.13;
 }
 
 // One run's result and its float64 reference; `magnitude`: the sum of the absolute values added
@@ -100,8 +101,8 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
     Shape bias_shape;
     int64_t bias_batch = 0, bias_row = 0, bias_col = 0;
     if (p.bias == 1) bias_shape = {p.N}, bias_col = 1;
-    if (p.bias == 2) bias_shape = {p.batch, p.M, p.N}, bias_batch = p.M * p.N, bias_row = p.N,
-                     bias_col = 1;
+    if (p.bias == 2)
+        bias_shape = {p.batch, p.M, p.N}, bias_batch = p.M * p.N, bias_row = p.N, bias_col = 1;
     if (p.bias == 3) bias_shape = {p.M, 1}, bias_row = 1;
     std::vector<float> bias = p.bias ? input(numel(bias_shape), seed + 2) : std::vector<float>{};
 
@@ -267,8 +268,7 @@ TEST_P(GemmVariants, Float16EveryLayout) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, GemmVariants,
-                         ::testing::ValuesIn([] {
+INSTANTIATE_TEST_SUITE_P(All, GemmVariants, ::testing::ValuesIn([] {
                              std::vector<std::string_view> names;
                              for (const auto& v : ops::gemm_variants()) names.push_back(v.name);
                              return names;
@@ -316,7 +316,8 @@ TEST(GemmKernel, GemvEveryLayout) {
             EXPECT_LE(run(p, "", seed++), 1e-5) << "default " << describe(p);
         }
         Problem many_rows{2, 9, 45, 23, false, tb, false, 2};
-        EXPECT_LE(run(many_rows, ops::kGemvVariant, seed++), 1e-5) << "gemv " << describe(many_rows);
+        EXPECT_LE(run(many_rows, ops::kGemvVariant, seed++), 1e-5)
+            << "gemv " << describe(many_rows);
     }
 }
 
@@ -389,8 +390,7 @@ TEST(GemmKernel, Float16PathsMatchFloat64) {
         {{1, 37, 8 * k + 3, 29, false, false, true, 3, 1.f, 1.f, 2}, small.name},
         {{2, small.bm() + 4, 5 * k, small.bn() + 4, false, true, false, 2, 0.5f, -1.f, 3},
          small.name},
-        {{3, 12, 7 * k + 1, 20, true, false, true, 1, 1.f, 1.f, 4, -0.1f, 0.2f, true},
-         small.name},
+        {{3, 12, 7 * k + 1, 20, true, false, true, 1, 1.f, 1.f, 4, -0.1f, 0.2f, true}, small.name},
         {{1, 16, 16 * k, 24, false, false, true, 0, 1.f, 1.f, 4, std::nullopt, 0.f, true},
          fits.front()->name},
         // Clamp and residual epilogues without split K, vec4 and scalar C.
@@ -424,16 +424,16 @@ std::vector<std::pair<Problem, std::string_view>> activation_cases() {
         {{1, 37, 45, 29, false, true, false, 1, 1.f, 1.f, 1, none, none, false, tanh}, ""},
         {{2, 40, 64, 36, false, true, true, 1, 1.f, 1.f, 1, none, none, false, erf}, ""},
         {{2, 40, 64, 36, false, true, true, 1, 1.f, 1.f, 1, none, none, false, tanh, 1}, ""},
-        {{1, 33, 31, 23, false, true, false, 0, 1.f, 1.f, 1, none, none, false,
-          Activation::none, 1},
+        {{1, 33, 31, 23, false, true, false, 0, 1.f, 1.f, 1, none, none, false, Activation::none,
+          1},
          ""},
         {{2, 40, 64, 36, false, false, true, 3, 1.f, 1.f, 1, none, none, true, tanh, 2}, ""},
         {{2, 35, 29, 23, true, true, false, 2, 0.5f, 1.5f, 1, -1.f, 2.f, true, erf, 1}, ""},
         {{1, small.bm() + 5, 2 * k + 3, small.bn() + 3, false, true, false, 1, 1.f, 1.f, 1, none,
           none, true, erf, 1},
          small.name},
-        {{1, large.bm() + 4, 3 * large.bk, large.bn() + 4, false, true, false, 3, 1.f, 1.f, 1,
-          none, none, true, tanh, 2},
+        {{1, large.bm() + 4, 3 * large.bk, large.bn() + 4, false, true, false, 3, 1.f, 1.f, 1, none,
+          none, true, tanh, 2},
          large.name},
         // Few rows: both layouts of B, per-column and per-row scales, batches.
         {{1, 3, 130, 129, false, true, false, 1, 1.f, 1.f, 0, none, none, false, erf, 1}, ""},
@@ -465,17 +465,15 @@ std::vector<std::pair<Problem, std::string_view>> silu_hardswish_cases() {
     for (Activation act : {silu, hswish}) {
         for (float alpha : {1.f, 8.f}) {
             // Tile kernel (the weight shared by a batch of 2, as a 1x1 convolution), scalar C.
-            cases.push_back({{2, 37, 45, 29, false, false, true, 3, alpha, 1.f, 1, none, none,
-                              false, act},
-                             ""});
+            cases.push_back(
+                {{2, 37, 45, 29, false, false, true, 3, alpha, 1.f, 1, none, none, false, act},
+                 ""});
             // vec4 C, residual and clamp after the activation.
-            cases.push_back({{1, 40, 64, 36, false, false, true, 3, alpha, 1.f, 1, -2.f, 40.f,
-                              true, act},
-                             ""});
+            cases.push_back(
+                {{1, 40, 64, 36, false, false, true, 3, alpha, 1.f, 1, -2.f, 40.f, true, act}, ""});
             // Few rows.
-            cases.push_back({{2, 3, 67, 17, false, false, true, 3, alpha, 1.f, 0, none, none,
-                              false, act},
-                             ""});
+            cases.push_back(
+                {{2, 3, 67, 17, false, false, true, 3, alpha, 1.f, 0, none, none, false, act}, ""});
             // Split K: the reduce pass applies the activation.
             cases.push_back({{1, 37, 8 * k + 3, 29, false, false, true, 3, alpha, 1.f, 3, none,
                               none, false, act},
@@ -679,13 +677,13 @@ struct ConvProblem {
 
 std::string describe(const ConvProblem& p) {
     return fmt::format("{}x{}x{}x{} -> {}, {}x{} stride {},{} pad {},{} dilation {},{}{}{}{}",
-                       p.batch, p.c_in, p.h, p.w, p.c_out, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw,
-                       p.dh, p.dw, p.bias ? " bias" : "", p.residual ? " residual" : "",
+                       p.batch, p.c_in, p.h, p.w, p.c_out, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw, p.dh,
+                       p.dw, p.bias ? " bias" : "", p.residual ? " residual" : "",
                        p.lo || p.hi ? " clamp" : "");
 }
 
-Outcome execute_conv(const ConvProblem& p, std::string_view variant, uint32_t splits,
-                     uint32_t seed, DType dtype) {
+Outcome execute_conv(const ConvProblem& p, std::string_view variant, uint32_t splits, uint32_t seed,
+                     DType dtype) {
     const bool f16 = dtype == DType::f16;
     auto input = [&](int64_t n, uint32_t s) {
         return f16 ? f16_random(n, s) : random_floats(n, s);
@@ -774,14 +772,14 @@ std::vector<ConvProblem> implicit_conv_problems() {
     const auto none = std::nullopt;
     // {batch, c_in, h, w, c_out, kh, kw, sh, sw, ph, pw, dh, dw, bias, residual, lo, hi}
     return {
-        {2, 5, 11, 13, 37, 3, 3, 1, 1, 1, 1, 1, 1},                    // K = 45
-        {1, 16, 17, 17, 20, 3, 3, 2, 2, 1, 1, 1, 1, false, true},      // K = 144, stride 2
+        {2, 5, 11, 13, 37, 3, 3, 1, 1, 1, 1, 1, 1},                // K = 45
+        {1, 16, 17, 17, 20, 3, 3, 2, 2, 1, 1, 1, 1, false, true},  // K = 144, stride 2
         {2, 3, 19, 23, 7, 2, 5, 2, 3, 1, 2, 1, 2, true, true, 0.f, none},
         {1, 6, 9, 20, 9, 1, 7, 1, 1, 0, 3, 1, 1, true, false, -0.5f, 0.5f},
-        {1, 4, 13, 11, 6, 3, 3, 1, 1, 2, 2, 2, 2},                     // dilation 2
+        {1, 4, 13, 11, 6, 3, 3, 1, 1, 2, 2, 2, 2},                           // dilation 2
         {1, 3, 30, 30, 16, 7, 7, 2, 2, 3, 3, 1, 1, true, false, 0.f, none},  // a stem
-        {2, 5, 9, 9, 7, 1, 1, 2, 2, 0, 0, 1, 1, false},                // strided 1x1
-        {1, 2, 5, 4, 3, 3, 3, 1, 1, 3, 3, 1, 1},                       // windows all padding
+        {2, 5, 9, 9, 7, 1, 1, 2, 2, 0, 0, 1, 1, false},                      // strided 1x1
+        {1, 2, 5, 4, 3, 3, 3, 1, 1, 3, 3, 1, 1},                             // windows all padding
     };
 }
 

@@ -13,7 +13,7 @@
 
 // Skips the calling test on a device without shader-f16, where float16 kernels cannot compile
 // (a device capability, not a failed check).
-#define WGX_SKIP_WITHOUT_F16()                                  \
+#define WGX_SKIP_WITHOUT_F16()                                 \
     if (!::wgx::test::ctx().device_info().features.shader_f16) \
     GTEST_SKIP() << "the device has no shader-f16"
 
@@ -55,8 +55,8 @@ inline bool half_close(float got, double want, double tol) {
     if (std::isnan(want)) return std::isnan(got);
     if (std::abs(want) >= 65520.0) return std::isinf(got) && (got > 0) == (want > 0);
     if (!std::isfinite(got)) return false;
-    return std::abs(double(got) - want) <= tol + std::ldexp(std::abs(want) + tol, -11) +
-                                               std::ldexp(1.0, -24);
+    return std::abs(double(got) - want) <=
+           tol + std::ldexp(std::abs(want) + tol, -11) + std::ldexp(1.0, -24);
 }
 
 // Records `name` on `c` (a context whose device lacks shader-f16) and expects an InvalidArgument

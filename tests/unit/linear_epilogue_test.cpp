@@ -21,13 +21,13 @@ namespace {
 constexpr std::string_view kOp = "wgx.linear_epilogue.default";
 
 struct Case {
-    Shape input;        // [..., K]
-    int64_t N;          // output features
+    Shape input;  // [..., K]
+    int64_t N;    // output features
     bool bias;
-    std::string act;    // "none", "gelu", "gelu_tanh", "silu", "hardswish"
-    Shape scale;        // empty: none
+    std::string act;  // "none", "gelu", "gelu_tanh", "silu", "hardswish"
+    Shape scale;      // empty: none
     bool residual;
-    Shape out;          // empty: input's leading dims with N
+    Shape out;  // empty: input's leading dims with N
     bool channels_first = false;
 };
 
@@ -141,11 +141,10 @@ std::pair<std::vector<float>, Reference> execute(const Case& c, uint32_t seed, D
         poison(out);
     }
     ctx().reset();
-    ctx().record(op(kOp), {tensor(c.input, x), tensor({c.N, K}, w),
-                           c.bias ? Arg(tensor({c.N}, b)) : Arg(), c.act,
-                           c.scale.empty() ? Arg() : Arg(tensor(c.scale, scale)),
-                           c.residual ? Arg(tensor(out_shape, residual)) : Arg(),
-                           c.channels_first, out});
+    ctx().record(op(kOp),
+                 {tensor(c.input, x), tensor({c.N, K}, w), c.bias ? Arg(tensor({c.N}, b)) : Arg(),
+                  c.act, c.scale.empty() ? Arg() : Arg(tensor(c.scale, scale)),
+                  c.residual ? Arg(tensor(out_shape, residual)) : Arg(), c.channels_first, out});
     ctx().submit();
     std::vector<float> got = f16 ? read_half(out) : out.get_data<float>();
     ctx().reset();
@@ -188,8 +187,7 @@ TEST(LinearEpilogue, RejectsBadArguments) {
          "residual"},
         {{t({4, 8}), t({6, 7}), Arg(), std::string("none"), Arg(), Arg(), false, t({4, 6})},
          "features"},
-        {{t({4, 8}), t({6, 8}), Arg(), std::string("none"), Arg(), Arg(), false, t({4, 5})},
-         "out"},
+        {{t({4, 8}), t({6, 8}), Arg(), std::string("none"), Arg(), Arg(), false, t({4, 5})}, "out"},
         {{t({4, 8}), t({6, 8}), Arg(), std::string("none"), Arg(), Arg(), true, t({2, 6, 3})},
          "channels_first"},
         {{t({4, 8}), t({6, 8}), Arg(), std::string("none"), Arg(), Arg(), true, t({3, 6, 1})},

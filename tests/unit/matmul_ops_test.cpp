@@ -27,8 +27,8 @@ Tensor out_tensor(const Shape& s) {
 }
 
 // C[b] = A[b] @ B[b] for row-major [M, K] and [K, N] blocks (stride 0: shared).
-std::vector<double> mm_ref(const std::vector<double>& a, const std::vector<double>& b, int64_t batch,
-                           int64_t M, int64_t K, int64_t N, int64_t sa, int64_t sb) {
+std::vector<double> mm_ref(const std::vector<double>& a, const std::vector<double>& b,
+                           int64_t batch, int64_t M, int64_t K, int64_t N, int64_t sa, int64_t sb) {
     std::vector<double> c(batch * M * N, 0);
     for (int64_t z = 0; z < batch; ++z) {
         for (int64_t i = 0; i < M; ++i) {
@@ -63,9 +63,9 @@ TEST(MatmulOps, LinearWithAndWithoutBias) {
         bool bias;
     };
     std::vector<Case> cases = {
-        {{1, 1}, 1, true},       {{7}, 5, true},           {{3, 13}, 17, true},
-        {{33, 64}, 40, false},   {{2, 5, 31}, 37, true},   {{2, 3, 1, 4, 9}, 3, true},
-        {{65, 129}, 33, true},   // partial tiles after full ones
+        {{1, 1}, 1, true},     {{7}, 5, true},         {{3, 13}, 17, true},
+        {{33, 64}, 40, false}, {{2, 5, 31}, 37, true}, {{2, 3, 1, 4, 9}, 3, true},
+        {{65, 129}, 33, true},  // partial tiles after full ones
     };
     for (const Case& c : cases) {
         int64_t K = c.input.back();
@@ -98,8 +98,8 @@ TEST(MatmulOps, AddmmBroadcastsSelfWithAlphaBeta) {
         double beta, alpha;
     };
     std::vector<Case> cases = {
-        {{M, N}, 1, 1}, {{N}, 0.5, 2}, {{1, N}, -1, 1}, {{M, 1}, 2, -0.25}, {{}, 1.5, 1},
-        {{1}, 1, 3},
+        {{M, N}, 1, 1},     {{N}, 0.5, 2}, {{1, N}, -1, 1},
+        {{M, 1}, 2, -0.25}, {{}, 1.5, 1},  {{1}, 1, 3},
     };
     for (const Case& c : cases) {
         Tensor self = make(c.self, 6);
@@ -131,13 +131,15 @@ TEST(MatmulOps, BmmBothKernels) {
         int64_t B, M, K, N;
     };
     // K, N multiples of 4 take the vec4 kernel; others the scalar one.
-    for (const Case& c : std::vector<Case>{{1, 1, 1, 1}, {3, 5, 7, 11}, {4, 33, 16, 36}, {2, 64, 300, 8}}) {
+    for (const Case& c :
+         std::vector<Case>{{1, 1, 1, 1}, {3, 5, 7, 11}, {4, 33, 16, 36}, {2, 64, 300, 8}}) {
         Tensor a = make({c.B, c.M, c.K}, 7);
         Tensor b = make({c.B, c.K, c.N}, 8);
         Tensor out = out_tensor({c.B, c.M, c.N});
         record("aten.bmm.default", {a, b, out});
         auto want = mm_ref(values(a), values(b), c.B, c.M, c.K, c.N, c.M * c.K, c.K * c.N);
-        EXPECT_LE(max_rel_error(out.get_data<float>(), want), 1e-5) << c.B << "x" << c.M << "x" << c.K << "x" << c.N;
+        EXPECT_LE(max_rel_error(out.get_data<float>(), want), 1e-5)
+            << c.B << "x" << c.M << "x" << c.K << "x" << c.N;
     }
     ctx().reset();
 }
@@ -152,9 +154,9 @@ TEST(MatmulOps, MatmulRanksAndBatchBroadcast) {
         {{7}, {7, 3}, {3}},                    // vector-matrix
         {{2, 3, 5, 7}, {7, 4}, {2, 3, 5, 4}},  // batch folded into rows
         {{2, 3, 5, 8}, {8}, {2, 3, 5}},
-        {{5, 7}, {2, 7, 3}, {2, 5, 3}},        // shared left operand
+        {{5, 7}, {2, 7, 3}, {2, 5, 3}},  // shared left operand
         {{7}, {3, 7, 2}, {3, 2}},
-        {{2, 1, 5, 7}, {3, 7, 4}, {2, 3, 5, 4}},  // rejected below (both broadcast)
+        {{2, 1, 5, 7}, {3, 7, 4}, {2, 3, 5, 4}},     // rejected below (both broadcast)
         {{1, 3, 5, 7}, {2, 3, 7, 4}, {2, 3, 5, 4}},  // rejected: self broadcasts
         {{2, 3, 5, 7}, {2, 3, 7, 4}, {2, 3, 5, 4}},
         {{3, 5, 7}, {1, 7, 4}, {3, 5, 4}},
@@ -175,8 +177,9 @@ TEST(MatmulOps, MatmulRanksAndBatchBroadcast) {
         int64_t M = c.a.size() == 1 ? 1 : c.a[c.a.size() - 2];
         int64_t K = c.a.back();
         int64_t N = c.b.size() == 1 ? 1 : c.b.back();
-        auto want = nb == 1 ? mm_ref(values(a), values(b), 1, M * na, K, N, 0, 0)
-                            : mm_ref(values(a), values(b), count, M, K, N, na == 1 ? 0 : M * K, K * N);
+        auto want = nb == 1
+                        ? mm_ref(values(a), values(b), 1, M * na, K, N, 0, 0)
+                        : mm_ref(values(a), values(b), count, M, K, N, na == 1 ? 0 : M * K, K * N);
         EXPECT_LE(max_rel_error(out.get_data<float>(), want), 1e-5)
             << c.a.size() << "-D @ " << c.b.size() << "-D";
     }
@@ -213,10 +216,10 @@ TEST(MatmulOps, Float16MatchesFloat64) {
         bool bias;
     };
     for (const LinearCase& c : std::vector<LinearCase>{{{1, 768}, 300, true},  // gemv
-                                                        {{3, 13}, 17, true},
-                                                        {{33, 64}, 40, false},  // vec4
-                                                        {{2, 5, 31}, 37, true},
-                                                        {{65, 129}, 33, true}}) {
+                                                       {{3, 13}, 17, true},
+                                                       {{33, 64}, 40, false},  // vec4
+                                                       {{2, 5, 31}, 37, true},
+                                                       {{65, 129}, 33, true}}) {
         const int64_t K = c.input.back(), M = numel(c.input) / K;
         Half x = make_half(c.input, seed++), w = make_half({c.N, K}, seed++),
              b = make_half({c.N}, seed++);
@@ -261,8 +264,8 @@ TEST(MatmulOps, Float16MatchesFloat64) {
         Tensor out = half_output({c.B, c.M, c.N});
         record("aten.bmm.default", {a.t, b.t, out});
         auto want = mm_ref(a.v, b.v, c.B, c.M, c.K, c.N, c.M * c.K, c.K * c.N);
-        auto mag = mm_ref(abs_values(a.v), abs_values(b.v), c.B, c.M, c.K, c.N, c.M * c.K,
-                          c.K * c.N);
+        auto mag =
+            mm_ref(abs_values(a.v), abs_values(b.v), c.B, c.M, c.K, c.N, c.M * c.K, c.K * c.N);
         EXPECT_LE(f16_error_ratio(read_half(out), want, mag, c.K), 1.0)
             << "bmm f16 " << c.B << "x" << c.M << "x" << c.K << "x" << c.N;
     }
@@ -329,8 +332,8 @@ TEST(MatmulOps, MixedFloat32AndFloat16AreRejected) {
     expect_invalid("aten.linear.default", {x, w16, b16, o45}, "weight is float16");
     expect_invalid("aten.linear.default", {x16, w16, make({5}, 24), o45h}, "bias is float32");
     expect_invalid("aten.mm.default", {x16, m65, o45h}, "all float32 or all float16");
-    expect_invalid("aten.addmm.default", {b16, x16, half_tensor({6, 5}, f16_random(30, 25)), 1.0,
-                                          1.0, o45},
+    expect_invalid("aten.addmm.default",
+                   {b16, x16, half_tensor({6, 5}, f16_random(30, 25)), 1.0, 1.0, o45},
                    "out is float32");
     expect_invalid("aten.bmm.default",
                    {half_tensor({1, 4, 6}, f16_random(24, 26)), ctx().tensor(DType::f32, {1, 6, 5}),

@@ -8,8 +8,8 @@
 namespace wgx::test {
 namespace {
 
-template <typename T> std::vector<T> run_fill(const std::string& name, DType dt, const Shape& s,
-                                              std::vector<Arg> args) {
+template <typename T>
+std::vector<T> run_fill(const std::string& name, DType dt, const Shape& s, std::vector<Arg> args) {
     Tensor out = ctx().tensor(dt, s);
     args.push_back(out);
     ctx().reset();
@@ -23,15 +23,20 @@ template <typename T> std::vector<T> run_fill(const std::string& name, DType dt,
 TEST(FillOps, EveryDtypeAndOddSizes) {
     for (int64_t n : {1, 3, 5, 1030}) {
         Shape s{n};
-        auto f = run_fill<float>("aten.full.default", DType::f32, s, {std::vector<int64_t>{n}, -2.5});
+        auto f =
+            run_fill<float>("aten.full.default", DType::f32, s, {std::vector<int64_t>{n}, -2.5});
         EXPECT_EQ(f, std::vector<float>(n, -2.5f));
-        auto i = run_fill<int64_t>("aten.full.default", DType::i64, s, {std::vector<int64_t>{n}, 7.9});
+        auto i =
+            run_fill<int64_t>("aten.full.default", DType::i64, s, {std::vector<int64_t>{n}, 7.9});
         EXPECT_EQ(i, std::vector<int64_t>(n, 7));  // truncated toward zero
-        auto b = run_fill<uint8_t>("aten.ones.default", DType::boolean, s, {std::vector<int64_t>{n}});
+        auto b =
+            run_fill<uint8_t>("aten.ones.default", DType::boolean, s, {std::vector<int64_t>{n}});
         EXPECT_EQ(b, std::vector<uint8_t>(n, 1));
-        auto u = run_fill<uint8_t>("aten.full.default", DType::u8, s, {std::vector<int64_t>{n}, 200.0});
+        auto u =
+            run_fill<uint8_t>("aten.full.default", DType::u8, s, {std::vector<int64_t>{n}, 200.0});
         EXPECT_EQ(u, std::vector<uint8_t>(n, 200));
-        auto h = run_fill<uint16_t>("aten.full.default", DType::f16, s, {std::vector<int64_t>{n}, 1.5});
+        auto h =
+            run_fill<uint16_t>("aten.full.default", DType::f16, s, {std::vector<int64_t>{n}, 1.5});
         EXPECT_EQ(h, std::vector<uint16_t>(n, 0x3e00));  // 1.5 in IEEE half
         Tensor like = ctx().tensor(DType::f32, s);
         auto z = run_fill<float>("aten.zeros_like.default", DType::f32, s, {like});
@@ -84,8 +89,10 @@ TEST(ReduceOps, AnyAlongEachDim) {
         for (bool keep : {false, true}) {
             Shape os;
             for (int d = 0; d < 3; ++d) {
-                if (d != dim) os.push_back(s[d]);
-                else if (keep) os.push_back(1);
+                if (d != dim)
+                    os.push_back(s[d]);
+                else if (keep)
+                    os.push_back(1);
             }
             Tensor out = ctx().tensor(DType::boolean, os);
             ctx().reset();
@@ -118,11 +125,13 @@ TEST(ShapeOps, AsStridedCopyGathersAndChecksBounds) {
     ctx().submit();
     auto got = out.get_data<float>();
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 4; ++j) ASSERT_EQ(got[i * 4 + j], v[1 + i * 5 + j * 2]) << i << "," << j;
+        for (int j = 0; j < 4; ++j)
+            ASSERT_EQ(got[i * 4 + j], v[1 + i * 5 + j * 2]) << i << "," << j;
     ctx().reset();
-    EXPECT_THROW(ctx().record(op("aten.as_strided_copy.default"),
-                              {x, std::vector<int64_t>{3, 4}, std::vector<int64_t>{9, 2}, int64_t(1), out}),
-                 InvalidArgument);
+    EXPECT_THROW(
+        ctx().record(op("aten.as_strided_copy.default"),
+                     {x, std::vector<int64_t>{3, 4}, std::vector<int64_t>{9, 2}, int64_t(1), out}),
+        InvalidArgument);
     ctx().reset();
 }
 
@@ -141,7 +150,8 @@ TEST(ShapeOps, Float16AsStridedCloneDimOrderAndPrepackAreExact) {
     ctx().submit();
     auto got = read_half(out);
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 4; ++j) ASSERT_EQ(got[i * 4 + j], v[3 + i * 5 + j * 2]) << i << "," << j;
+        for (int j = 0; j < 4; ++j)
+            ASSERT_EQ(got[i * 4 + j], v[3 + i * 5 + j * 2]) << i << "," << j;
     EXPECT_EQ(read_half(same), v);
     EXPECT_EQ(read_half(packed), v);
     ctx().reset();
@@ -173,39 +183,94 @@ TEST(ShapeOps, DimOrderCopiesAcceptOnlyTheContiguousOrder) {
 TEST(Float16Ops, OpsDeclareWhatTheyTake) {
     const char* takes[] = {
         // elementwise
-        "aten.relu.default", "aten.sigmoid.default", "aten.tanh.default", "aten.silu.default",
-        "aten.hardswish.default", "aten.hardsigmoid.default", "aten.gelu.default",
-        "aten.hardtanh.default", "aten.clamp.default", "aten.leaky_relu.default",
-        "aten.exp.default", "aten.log.default", "aten.sqrt.default", "aten.rsqrt.default",
-        "aten.neg.default", "aten.abs.default", "aten.sin.default", "aten.cos.default",
-        "aten.erf.default", "aten.reciprocal.default", "aten.floor.default", "aten.ceil.default",
-        "aten.round.default", "aten.trunc.default", "aten.sign.default", "aten.add.Tensor",
-        "aten.sub.Tensor", "aten.mul.Tensor", "aten.div.Tensor", "aten.div.Tensor_mode",
-        "aten.maximum.default", "aten.minimum.default", "aten.pow.Tensor_Tensor",
-        "aten.add.Scalar", "aten.sub.Scalar", "aten.rsub.Scalar", "aten.mul.Scalar",
-        "aten.div.Scalar", "aten.pow.Tensor_Scalar", "wgx.mul_sigmoid.default",
-        "wgx.mul_hardsigmoid.default", "aten.where.self", "aten.logical_not.default",
-        "aten.eq.Tensor", "aten.ne.Scalar", "aten.lt.Tensor", "aten.le.Scalar", "aten.gt.Tensor",
+        "aten.relu.default",
+        "aten.sigmoid.default",
+        "aten.tanh.default",
+        "aten.silu.default",
+        "aten.hardswish.default",
+        "aten.hardsigmoid.default",
+        "aten.gelu.default",
+        "aten.hardtanh.default",
+        "aten.clamp.default",
+        "aten.leaky_relu.default",
+        "aten.exp.default",
+        "aten.log.default",
+        "aten.sqrt.default",
+        "aten.rsqrt.default",
+        "aten.neg.default",
+        "aten.abs.default",
+        "aten.sin.default",
+        "aten.cos.default",
+        "aten.erf.default",
+        "aten.reciprocal.default",
+        "aten.floor.default",
+        "aten.ceil.default",
+        "aten.round.default",
+        "aten.trunc.default",
+        "aten.sign.default",
+        "aten.add.Tensor",
+        "aten.sub.Tensor",
+        "aten.mul.Tensor",
+        "aten.div.Tensor",
+        "aten.div.Tensor_mode",
+        "aten.maximum.default",
+        "aten.minimum.default",
+        "aten.pow.Tensor_Tensor",
+        "aten.add.Scalar",
+        "aten.sub.Scalar",
+        "aten.rsub.Scalar",
+        "aten.mul.Scalar",
+        "aten.div.Scalar",
+        "aten.pow.Tensor_Scalar",
+        "wgx.mul_sigmoid.default",
+        "wgx.mul_hardsigmoid.default",
+        "aten.where.self",
+        "aten.logical_not.default",
+        "aten.eq.Tensor",
+        "aten.ne.Scalar",
+        "aten.lt.Tensor",
+        "aten.le.Scalar",
+        "aten.gt.Tensor",
         "aten.ge.Scalar",
         // pool, resize
-        "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default",
-        "aten.avg_pool2d.default", "aten._adaptive_avg_pool2d.default",
-        "aten.adaptive_avg_pool2d.default", "aten.upsample_bilinear2d.vec",
-        "aten.upsample_nearest2d.vec", "aten.pixel_shuffle.default",
+        "aten.max_pool2d.default",
+        "aten.max_pool2d_with_indices.default",
+        "aten.avg_pool2d.default",
+        "aten._adaptive_avg_pool2d.default",
+        "aten.adaptive_avg_pool2d.default",
+        "aten.upsample_bilinear2d.vec",
+        "aten.upsample_nearest2d.vec",
+        "aten.pixel_shuffle.default",
         // shape
-        "aten.view_copy.default", "aten._unsafe_view.default", "aten.permute_copy.default",
-        "aten.cat.default", "aten.split_copy.Tensor", "aten.split_with_sizes_copy.default",
-        "aten.slice_copy.Tensor", "aten.select_copy.int", "aten.squeeze_copy.dims",
-        "aten.squeeze_copy.default", "aten.unsqueeze_copy.default", "aten.expand_copy.default",
-        "aten.clone.default", "dim_order_ops._clone_dim_order.default", "aten.repeat.default",
-        "aten.flip.default", "aten.constant_pad_nd.default", "aten.as_strided_copy.default",
-        "aten.alias_copy.default", "aten.alias.default", "et_vk.prepack.default",
+        "aten.view_copy.default",
+        "aten._unsafe_view.default",
+        "aten.permute_copy.default",
+        "aten.cat.default",
+        "aten.split_copy.Tensor",
+        "aten.split_with_sizes_copy.default",
+        "aten.slice_copy.Tensor",
+        "aten.select_copy.int",
+        "aten.squeeze_copy.dims",
+        "aten.squeeze_copy.default",
+        "aten.unsqueeze_copy.default",
+        "aten.expand_copy.default",
+        "aten.clone.default",
+        "dim_order_ops._clone_dim_order.default",
+        "aten.repeat.default",
+        "aten.flip.default",
+        "aten.constant_pad_nd.default",
+        "aten.as_strided_copy.default",
+        "aten.alias_copy.default",
+        "aten.alias.default",
+        "et_vk.prepack.default",
     };
     for (const char* name : takes) EXPECT_TRUE(op(name).accepts_float16()) << name;
     const char* refuses[] = {
-        "aten._to_copy.default", "dim_order_ops._to_dim_order_copy.default", "aten.full.default",
-        "aten.full_like.default", "aten.zeros.default", "aten.zeros_like.default",
-        "aten.ones.default", "aten.ones_like.default", "aten.fill.Scalar",
+        "aten._to_copy.default", "dim_order_ops._to_dim_order_copy.default",
+        "aten.full.default",     "aten.full_like.default",
+        "aten.zeros.default",    "aten.zeros_like.default",
+        "aten.ones.default",     "aten.ones_like.default",
+        "aten.fill.Scalar",
     };
     for (const char* name : refuses) EXPECT_FALSE(op(name).accepts_float16()) << name;
 }
@@ -238,8 +303,7 @@ TEST(Float16Ops, WithoutShaderF16KernelsRefuseAndCopiesWork) {
         {"aten.gt.Scalar", {x, 0.5, mask}},
         {"aten.where.self", {mask, x, x, y}},
         {"aten.max_pool2d.default", {x, Ints{2, 3}, Ints{}, Ints{0, 0}, Ints{1, 1}, false, small}},
-        {"aten.avg_pool2d.default",
-         {x, Ints{2, 3}, Ints{}, Ints{0, 0}, false, true, Arg(), small}},
+        {"aten.avg_pool2d.default", {x, Ints{2, 3}, Ints{}, Ints{0, 0}, false, true, Arg(), small}},
         {"aten._adaptive_avg_pool2d.default", {x, Ints{1, 1}, small}},
         {"aten.upsample_nearest2d.vec", {x, Ints{4, 6}, Arg(), big}},
         {"aten.upsample_bilinear2d.vec", {x, Ints{4, 6}, false, Arg(), big}},

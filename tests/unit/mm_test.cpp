@@ -59,10 +59,9 @@ TEST_P(Mm, Float16MatchesFloat64Reference) {
 INSTANTIATE_TEST_SUITE_P(Sizes, Mm,
                          ::testing::Values(MmCase{1, 1, 1}, MmCase{2, 2, 2}, MmCase{3, 5, 7},
                                            MmCase{17, 13, 29}, MmCase{31, 37, 41},
-                                           MmCase{32, 32, 32}, MmCase{33, 16, 36},
-                                           MmCase{4, 8, 4}, MmCase{64, 128, 96},
-                                           MmCase{100, 64, 1}, MmCase{1, 300, 200},
-                                           MmCase{129, 257, 67}),
+                                           MmCase{32, 32, 32}, MmCase{33, 16, 36}, MmCase{4, 8, 4},
+                                           MmCase{64, 128, 96}, MmCase{100, 64, 1},
+                                           MmCase{1, 300, 200}, MmCase{129, 257, 67}),
                          [](const ::testing::TestParamInfo<MmCase>& info) {
                              return std::to_string(info.param.M) + "x" +
                                     std::to_string(info.param.K) + "x" +

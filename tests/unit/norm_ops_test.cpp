@@ -11,8 +11,8 @@
 #include <cmath>
 
 #include "base/half.h"
-#include "reduction_paths.h"
 #include "half_test_util.h"
+#include "reduction_paths.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -67,7 +67,6 @@ std::vector<float> floats_of(const Tensor& t) {
     return v;
 }
 
-
 struct Stats {
     std::vector<double> out, mean, rstd;
 };
@@ -110,13 +109,13 @@ void check_layer_norm(DType dtype, const std::string& path) {
     std::vector<Case> cases = {
         {{1}, 1, 1e-5, true, true},
         {{13}, 1, 1e-5, true, true},
-        {{7, 1}, 1, 1e-3, true, true},     // one element per row: out = bias
-        {{5, 768}, 1, 1e-5, true, true},   // transformer hidden size
-        {{3, 4099}, 1, 1e-6, false, true}, // long prime rows; no weight
+        {{7, 1}, 1, 1e-3, true, true},      // one element per row: out = bias
+        {{5, 768}, 1, 1e-5, true, true},    // transformer hidden size
+        {{3, 4099}, 1, 1e-6, false, true},  // long prime rows; no weight
         {{2, 3, 17}, 2, 1e-5, true, false},
         {{2, 3, 5, 7}, 3, 0.1, false, false},
         {{2, 1, 3, 5, 11}, 2, 1e-5, true, true},
-        {{4, 37}, 1, 1e-5, true, true},    // rows shorter than the workgroup
+        {{4, 37}, 1, 1e-5, true, true},  // rows shorter than the workgroup
     };
     for (const Case& c : cases) {
         Shape norm(c.shape.end() - int64_t(c.k), c.shape.end());
@@ -134,8 +133,8 @@ void check_layer_norm(DType dtype, const std::string& path) {
         ctx().record(op("aten.native_layer_norm.default"),
                      {tx, norm, tw, tb, c.eps, Arg::TensorList{out, mean, rstd}});
         ctx().submit();
-        Stats want = norm_ref(x, numel(norm), c.weight ? &w : nullptr, c.bias ? &b : nullptr,
-                              c.eps, 1, 0, 1);
+        Stats want = norm_ref(x, numel(norm), c.weight ? &w : nullptr, c.bias ? &b : nullptr, c.eps,
+                              1, 0, 1);
         std::string what = std::string(dtype_name(dtype)) + " " + path + " " +
                            std::to_string(c.shape.size()) + "-D last " + std::to_string(c.k);
         double tol = tolerance(dtype);
@@ -181,7 +180,7 @@ void check_group_norm(DType dtype, const std::string& path) {
     std::vector<Case> cases = {
         {{1, 1}, 1, 1e-5, true, true},
         {{2, 6, 5, 7}, 3, 1e-5, true, true},
-        {{3, 4, 13}, 4, 1e-3, true, false},     // one channel per group
+        {{3, 4, 13}, 4, 1e-3, true, false},  // one channel per group
         {{1, 32, 9, 9}, 8, 1e-5, false, true},
         {{2, 5, 1, 3, 2}, 1, 1e-6, false, false},  // rank 5, one group
         {{2, 10, 257}, 5, 1e-5, true, true},
@@ -200,8 +199,8 @@ void check_group_norm(DType dtype, const std::string& path) {
         ctx().record(op("aten.native_group_norm.default"),
                      {tx, tw, tb, N, C, HxW, c.groups, c.eps, Arg::TensorList{out, mean, rstd}});
         ctx().submit();
-        Stats want = norm_ref(x, C / c.groups * HxW, c.weight ? &w : nullptr,
-                              c.bias ? &b : nullptr, c.eps, c.groups, C / c.groups, HxW);
+        Stats want = norm_ref(x, C / c.groups * HxW, c.weight ? &w : nullptr, c.bias ? &b : nullptr,
+                              c.eps, c.groups, C / c.groups, HxW);
         std::string what = std::string(dtype_name(dtype)) + " " + path + " " +
                            std::to_string(c.shape.size()) + "-D, " + std::to_string(c.groups) +
                            " groups";
@@ -229,12 +228,9 @@ void check_batch_norm(DType dtype) {
         bool weight, bias, stats;
     };
     std::vector<Case> cases = {
-        {{1, 1}, 1e-5, true, true, false},
-        {{4, 7}, 1e-5, true, true, true},
-        {{2, 3, 5, 7}, 1e-3, true, false, false},
-        {{1, 13, 11, 1}, 1e-5, false, true, true},
-        {{3, 5, 17}, 0.5, false, false, false},
-        {{2, 3, 1, 4, 5}, 1e-5, true, true, false},
+        {{1, 1}, 1e-5, true, true, false},        {{4, 7}, 1e-5, true, true, true},
+        {{2, 3, 5, 7}, 1e-3, true, false, false}, {{1, 13, 11, 1}, 1e-5, false, true, true},
+        {{3, 5, 17}, 0.5, false, false, false},   {{2, 3, 1, 4, 5}, 1e-5, true, true, false},
     };
     for (const Case& c : cases) {
         int64_t C = c.shape[1];
@@ -268,8 +264,8 @@ void check_batch_norm(DType dtype) {
             if (c.bias) y += b[ch];
             want[i] = y;
         }
-        std::string what = std::string(dtype_name(dtype)) + " " + std::to_string(c.shape.size()) +
-                           "-D";
+        std::string what =
+            std::string(dtype_name(dtype)) + " " + std::to_string(c.shape.size()) + "-D";
         double tol = tolerance(dtype);
         EXPECT_LE(max_rel_error(floats_of(out), want), tol) << what;
         if (c.stats) {
@@ -312,20 +308,49 @@ TEST(NormOps, BadArgumentsAreRejected) {
     const char* ln = "aten.native_layer_norm.default";
     const char* gn = "aten.native_group_norm.default";
     const char* bn = "aten._native_batch_norm_legit_no_training.default";
-    expect_invalid(ln, {x, std::vector<int64_t>{4}, Arg(), Arg(), 1e-5, Arg::TensorList{out, s21, s21}}, "normalized_shape");
-    expect_invalid(ln, {x, std::vector<int64_t>{3}, w4, Arg(), 1e-5, Arg::TensorList{out, s21, s21}}, "weight");
-    expect_invalid(ln, {x, std::vector<int64_t>{3}, w3, Arg(), 1e-5, Arg::TensorList{bad, s21, s21}}, "out");
-    expect_invalid(ln, {x, std::vector<int64_t>{4, 3}, Arg(), Arg(), 1e-5, Arg::TensorList{out, s21, s21}}, "mean");
-    expect_invalid(ln, {xi, std::vector<int64_t>{3}, Arg(), Arg(), 1e-5, Arg::TensorList{out, s21, s21}}, "int32");
-    expect_invalid(ln, {x, std::vector<int64_t>{3}, Arg(), Arg(), 1e-5, Arg::TensorList{out, s21}}, "3 outputs");
-    expect_invalid(gn, {x, w4, w4, int64_t(2), int64_t(4), int64_t(3), int64_t(3), 1e-5, Arg::TensorList{out, s2, s2}}, "group 3");
-    expect_invalid(gn, {x, w4, w4, int64_t(2), int64_t(4), int64_t(4), int64_t(2), 1e-5, Arg::TensorList{out, s2, s2}}, "HxW=4");
-    expect_invalid(gn, {x, w3, w4, int64_t(2), int64_t(4), int64_t(3), int64_t(2), 1e-5, Arg::TensorList{out, s2, s2}}, "weight");
-    expect_invalid(gn, {x, w4, w4, int64_t(2), int64_t(4), int64_t(3), int64_t(2), 1e-5, Arg::TensorList{out, s21, s2}}, "mean");
-    expect_invalid(bn, {x, w4, w4, w3, w4, 0.1, 1e-5, Arg::TensorList{out, std::nullopt, std::nullopt}}, "running_mean");
-    expect_invalid(bn, {x, w4, w4, w4, w4, 0.1, 1e-5, Arg::TensorList{bad, std::nullopt, std::nullopt}}, "out");
-    expect_invalid(bn, {xi, w4, w4, w4, w4, 0.1, 1e-5, Arg::TensorList{out, std::nullopt, std::nullopt}}, "int32");
-    expect_invalid(bn, {x, w4, w4, w4, w4, 0.1, 1e-5, Arg::TensorList{out, w3, std::nullopt}}, "save_mean");
+    expect_invalid(ln,
+                   {x, std::vector<int64_t>{4}, Arg(), Arg(), 1e-5, Arg::TensorList{out, s21, s21}},
+                   "normalized_shape");
+    expect_invalid(ln,
+                   {x, std::vector<int64_t>{3}, w4, Arg(), 1e-5, Arg::TensorList{out, s21, s21}},
+                   "weight");
+    expect_invalid(
+        ln, {x, std::vector<int64_t>{3}, w3, Arg(), 1e-5, Arg::TensorList{bad, s21, s21}}, "out");
+    expect_invalid(
+        ln, {x, std::vector<int64_t>{4, 3}, Arg(), Arg(), 1e-5, Arg::TensorList{out, s21, s21}},
+        "mean");
+    expect_invalid(
+        ln, {xi, std::vector<int64_t>{3}, Arg(), Arg(), 1e-5, Arg::TensorList{out, s21, s21}},
+        "int32");
+    expect_invalid(ln, {x, std::vector<int64_t>{3}, Arg(), Arg(), 1e-5, Arg::TensorList{out, s21}},
+                   "3 outputs");
+    expect_invalid(gn,
+                   {x, w4, w4, int64_t(2), int64_t(4), int64_t(3), int64_t(3), 1e-5,
+                    Arg::TensorList{out, s2, s2}},
+                   "group 3");
+    expect_invalid(gn,
+                   {x, w4, w4, int64_t(2), int64_t(4), int64_t(4), int64_t(2), 1e-5,
+                    Arg::TensorList{out, s2, s2}},
+                   "HxW=4");
+    expect_invalid(gn,
+                   {x, w3, w4, int64_t(2), int64_t(4), int64_t(3), int64_t(2), 1e-5,
+                    Arg::TensorList{out, s2, s2}},
+                   "weight");
+    expect_invalid(gn,
+                   {x, w4, w4, int64_t(2), int64_t(4), int64_t(3), int64_t(2), 1e-5,
+                    Arg::TensorList{out, s21, s2}},
+                   "mean");
+    expect_invalid(bn,
+                   {x, w4, w4, w3, w4, 0.1, 1e-5, Arg::TensorList{out, std::nullopt, std::nullopt}},
+                   "running_mean");
+    expect_invalid(bn,
+                   {x, w4, w4, w4, w4, 0.1, 1e-5, Arg::TensorList{bad, std::nullopt, std::nullopt}},
+                   "out");
+    expect_invalid(
+        bn, {xi, w4, w4, w4, w4, 0.1, 1e-5, Arg::TensorList{out, std::nullopt, std::nullopt}},
+        "int32");
+    expect_invalid(bn, {x, w4, w4, w4, w4, 0.1, 1e-5, Arg::TensorList{out, w3, std::nullopt}},
+                   "save_mean");
 }
 
 TEST(NormOps, Float16DoesNotMixWithFloat32) {
@@ -341,14 +366,29 @@ TEST(NormOps, Float16DoesNotMixWithFloat32) {
     const char* gn = "aten.native_group_norm.default";
     const char* bn = "aten._native_batch_norm_legit_no_training.default";
     auto none = std::nullopt;
-    expect_invalid(ln, {h, std::vector<int64_t>{3}, f3, Arg(), 1e-5, Arg::TensorList{hout, hs21, hs21}}, "weight has dtype float32, expected float16");
-    expect_invalid(ln, {h, std::vector<int64_t>{3}, h3, h3, 1e-5, Arg::TensorList{fout, hs21, hs21}}, "out has dtype float32");
-    expect_invalid(ln, {h, std::vector<int64_t>{3}, h3, h3, 1e-5, Arg::TensorList{hout, fs21, none}}, "mean has dtype float32");
-    expect_invalid(gn, {h, h4, f4, int64_t(2), int64_t(4), int64_t(3), int64_t(2), 1e-5, Arg::TensorList{hout, hs2, hs2}}, "bias has dtype float32");
-    expect_invalid(gn, {h, h4, h4, int64_t(2), int64_t(4), int64_t(3), int64_t(2), 1e-5, Arg::TensorList{hout, hs2, fs2}}, "rstd has dtype float32");
-    expect_invalid(bn, {h, h4, h4, f4, h4, 0.1, 1e-5, Arg::TensorList{hout, none, none}}, "running_mean has dtype float32");
-    expect_invalid(bn, {h, h4, h4, h4, f4, 0.1, 1e-5, Arg::TensorList{hout, none, none}}, "running_var has dtype float32");
-    expect_invalid(bn, {h, h4, h4, h4, h4, 0.1, 1e-5, Arg::TensorList{hout, h4, f4}}, "save_invstd has dtype float32");
+    expect_invalid(ln,
+                   {h, std::vector<int64_t>{3}, f3, Arg(), 1e-5, Arg::TensorList{hout, hs21, hs21}},
+                   "weight has dtype float32, expected float16");
+    expect_invalid(ln,
+                   {h, std::vector<int64_t>{3}, h3, h3, 1e-5, Arg::TensorList{fout, hs21, hs21}},
+                   "out has dtype float32");
+    expect_invalid(ln,
+                   {h, std::vector<int64_t>{3}, h3, h3, 1e-5, Arg::TensorList{hout, fs21, none}},
+                   "mean has dtype float32");
+    expect_invalid(gn,
+                   {h, h4, f4, int64_t(2), int64_t(4), int64_t(3), int64_t(2), 1e-5,
+                    Arg::TensorList{hout, hs2, hs2}},
+                   "bias has dtype float32");
+    expect_invalid(gn,
+                   {h, h4, h4, int64_t(2), int64_t(4), int64_t(3), int64_t(2), 1e-5,
+                    Arg::TensorList{hout, hs2, fs2}},
+                   "rstd has dtype float32");
+    expect_invalid(bn, {h, h4, h4, f4, h4, 0.1, 1e-5, Arg::TensorList{hout, none, none}},
+                   "running_mean has dtype float32");
+    expect_invalid(bn, {h, h4, h4, h4, f4, 0.1, 1e-5, Arg::TensorList{hout, none, none}},
+                   "running_var has dtype float32");
+    expect_invalid(bn, {h, h4, h4, h4, h4, 0.1, 1e-5, Arg::TensorList{hout, h4, f4}},
+                   "save_invstd has dtype float32");
 }
 
 TEST(NormOps, Float16NeedsShaderF16) {
@@ -369,9 +409,9 @@ TEST(NormOps, Float16NeedsShaderF16) {
     expect_refused("aten.native_group_norm.default",
                    {h, Arg(), Arg(), int64_t(2), int64_t(4), int64_t(3), int64_t(2), 1e-5,
                     Arg::TensorList{hout, std::nullopt, std::nullopt}});
-    expect_refused("aten._native_batch_norm_legit_no_training.default",
-                   {h, Arg(), Arg(), h4, h4, 0.1, 1e-5,
-                    Arg::TensorList{hout, std::nullopt, std::nullopt}});
+    expect_refused(
+        "aten._native_batch_norm_legit_no_training.default",
+        {h, Arg(), Arg(), h4, h4, 0.1, 1e-5, Arg::TensorList{hout, std::nullopt, std::nullopt}});
     plain.destroy();
 }
 
@@ -388,9 +428,10 @@ TEST(NormOps, NormRowsUseSubgroupsWhereOffered) {
         auto labels = recorded_kernels();
         if (labels.empty()) GTEST_SKIP() << "no timestamp queries to read kernel labels";
         bool subgroups = path == "subgroups" && ctx().device_info().features.subgroups;
-        EXPECT_EQ(labels, std::vector<std::string>{subgroups
-                                                       ? "aten.native_layer_norm.default/rows_subgroups"
-                                                       : "aten.native_layer_norm.default/rows"})
+        EXPECT_EQ(
+            labels,
+            std::vector<std::string>{subgroups ? "aten.native_layer_norm.default/rows_subgroups"
+                                               : "aten.native_layer_norm.default/rows"})
             << path;
     });
     ctx().reset();

@@ -34,8 +34,8 @@ void NormalizeImage::record(wgx::Recorder& rec, const wgx::Args& args) const {
         p.inv_std[c] = 1.0f / std_[c];
     }
     uint32_t wg = rec.workgroup_size(64);
-    wgx::Kernel k = rec.kernel(name(), std::string(wgx::wgsl::unit_normalize_image),
-                               {{"WG", double(wg)}});
+    wgx::Kernel k =
+        rec.kernel(name(), std::string(wgx::wgsl::unit_normalize_image), {{"WG", double(wg)}});
     rec.dispatch(k, {image, out, wgx::Binding::uniform(p)}, rec.grid_1d(h * w, wg));
 }
 

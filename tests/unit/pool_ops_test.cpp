@@ -32,8 +32,8 @@ struct PoolCase {
     Shape x;
     Ints k, s, p, d;  // s empty: kernel size
     bool ceil_mode = false;
-    bool count_include_pad = true;          // avg only
-    std::optional<int64_t> divisor = {};    // avg only
+    bool count_include_pad = true;        // avg only
+    std::optional<int64_t> divisor = {};  // avg only
 };
 void PrintTo(const PoolCase& c, std::ostream* os) { *os << c.name; }
 
@@ -102,7 +102,7 @@ const std::vector<PoolCase>& max_cases() {
         {"asymmetric", {2, 3, 17, 19}, {2, 5}, {1, 3}, {1, 2}, {1, 1}},
         {"dilated", {1, 3, 15, 13}, {3, 3}, {1, 2}, {1, 1}, {2, 3}},
         {"dilated_ceil", {1, 2, 11, 9}, {3, 2}, {2, 2}, {1, 1}, {2, 2}, true},
-        {"global", {3, 7, 7}, {7}, {}, {0}, {1}},               // 3-D, single-value lists
+        {"global", {3, 7, 7}, {7}, {}, {0}, {1}},  // 3-D, single-value lists
         {"stride1_overlap", {2, 5, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
         {"one_pixel_padded", {1, 1, 1, 1}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
     };
@@ -210,9 +210,8 @@ TEST(PoolMax, NaNPropagatesAndInfinityIsAValue) {
     // Row 0 holds NaN, row 1 is all -inf (index stays at the window's first tap), row 2 holds
     // +inf.
     const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
-    std::vector<float> x = {1, nan, 2, nan, 5, 6,  //
-                            -inf, -inf, -inf, -inf, -inf, -inf,
-                            3, 4, inf, 1, 2, 3};
+    std::vector<float> x = {1,    nan,  2,    nan,  5,    6,  //
+                            -inf, -inf, -inf, -inf, -inf, -inf, 3, 4, inf, 1, 2, 3};
     for (DType dt : {DType::f32, DType::f16}) {
         const bool half = dt == DType::f16;
         Tensor tx = half ? half_tensor({1, 1, 3, 6}, x)
@@ -220,9 +219,9 @@ TEST(PoolMax, NaNPropagatesAndInfinityIsAValue) {
         Tensor out = ctx().tensor(dt, {1, 1, 3, 2});
         Tensor idx = ctx().tensor(DType::i64, {1, 1, 3, 2});
         ctx().reset();
-        ctx().record(op("aten.max_pool2d_with_indices.default"),
-                     {tx, Ints{1, 3}, Ints{1, 3}, Ints{0, 0}, Ints{1, 1}, false,
-                      Arg::TensorList{out, idx}});
+        ctx().record(
+            op("aten.max_pool2d_with_indices.default"),
+            {tx, Ints{1, 3}, Ints{1, 3}, Ints{0, 0}, Ints{1, 1}, false, Arg::TensorList{out, idx}});
         ctx().submit();
         auto got = half ? read_half(out) : out.get_data<float>();
         EXPECT_TRUE(std::isnan(got[0])) << dtype_name(dt);
@@ -253,7 +252,7 @@ std::vector<double> avg_reference(const PoolCase& c, const Geometry& g,
                 double sum = 0;
                 for (int64_t iy = y0; iy < y1; ++iy)
                     for (int64_t ix = x0; ix < x1; ++ix) sum += x[(pl * g.H + iy) * g.W + ix];
-                int64_t div = c.divisor ? *c.divisor
+                int64_t div = c.divisor             ? *c.divisor
                               : c.count_include_pad ? padded
                                                     : (y1 - y0) * (x1 - x0);
                 out[(pl * g.Ho + oy) * g.Wo + ox] = (y0 >= y1 || x0 >= x1) ? 0.0 : sum / div;
@@ -298,8 +297,7 @@ TEST_P(PoolAvg, MatchesFloat64Reference) {
     ctx().reset();
 }
 
-void expect_half_close(const std::vector<float>& got, const std::vector<double>& want,
-                       double err) {
+void expect_half_close(const std::vector<float>& got, const std::vector<double>& want, double err) {
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) {
         ASSERT_TRUE(half_close(got[i], want[i], err * std::max(1.0, std::abs(want[i]))))

@@ -29,9 +29,9 @@ pg::Tensor f32(std::vector<int64_t> dims) {
 pg::Graph views_graph() {
     pg::Graph g;
     g.origin = "alias example";
-    g.values = {f32({12}),  f32({12}),      pg::IntList{{3, 4}}, f32({3, 4}), pg::Int{0},
-                f32({1, 3, 4}), pg::IntList{{0}}, f32({3, 4}),   f32({3, 4}), f32({3, 4}),
-                f32({3, 4})};
+    g.values = {f32({12}),   f32({12}),      pg::IntList{{3, 4}}, f32({3, 4}),
+                pg::Int{0},  f32({1, 3, 4}), pg::IntList{{0}},    f32({3, 4}),
+                f32({3, 4}), f32({3, 4}),    f32({3, 4})};
     g.chain = {{"aten.relu.default", {0, 1}},
                {"aten.view_copy.default", {1, 2, 3}},
                {"aten.unsqueeze_copy.default", {3, 4, 5}},
@@ -80,7 +80,7 @@ TEST(ProgramAliases, ViewsShareTheBufferAndMatchTheCopies) {
 pg::Graph chunks_graph() {
     pg::Graph g;
     g.origin = "chunk example";
-    g.values = {f32({1, 4, 64}), f32({1, 4, 64}), pg::IntList{{1, 3}}, pg::Int{1},
+    g.values = {f32({1, 4, 64}), f32({1, 4, 64}), pg::IntList{{1, 3}},   pg::Int{1},
                 f32({1, 1, 64}), f32({1, 3, 64}), pg::ValueList{{4, 5}}, pg::Int{3},
                 f32({1, 2, 64}), f32({1, 2, 64})};
     g.chain = {{"aten.relu.default", {0, 1}},

@@ -47,12 +47,14 @@ pg::Graph attention_graph(bool guarded, bool weights_out) {
     int32_t qkv_parts[3];
     for (int64_t i = 0; i < 3; ++i) {
         qkv_parts[i] = add(f32({H, L, d}));
-        g.chain.push_back({"aten.select_copy.int", {p, add(pg::Int{0}), add(pg::Int{i}), qkv_parts[i]}});
+        g.chain.push_back(
+            {"aten.select_copy.int", {p, add(pg::Int{0}), add(pg::Int{i}), qkv_parts[i]}});
     }
     const int32_t qs = add(f32({H, L, d}));
     g.chain.push_back({"aten.mul.Scalar", {qkv_parts[0], add(pg::Double{kScale}), qs}});
     const int32_t kt = add(f32({H, d, L}));
-    g.chain.push_back({"aten.permute_copy.default", {qkv_parts[1], add(pg::IntList{{0, 2, 1}}), kt}});
+    g.chain.push_back(
+        {"aten.permute_copy.default", {qkv_parts[1], add(pg::IntList{{0, 2, 1}}), kt}});
     const int32_t s = add(f32({H, L, L}));
     g.chain.push_back({"aten.bmm.default", {qs, kt, s}});
     const int32_t last = add(pg::Int{-1});
@@ -68,7 +70,8 @@ pg::Graph attention_graph(bool guarded, bool weights_out) {
         g.chain.push_back({"aten.eq.Scalar", {s, add(pg::Double{-INFINITY}), eq}});
         g.chain.push_back({"aten.logical_not.default", {eq, n1}});
         g.chain.push_back({"aten.any.dim", {n1, last, add(pg::Bool{true}), any}});
-        g.chain.push_back({"aten.full_like.default", {w, add(pg::Int{0}), none, none, none, no, none, zeros}});
+        g.chain.push_back(
+            {"aten.full_like.default", {w, add(pg::Int{0}), none, none, none, no, none, zeros}});
         g.chain.push_back({"aten.logical_not.default", {any, n2}});
         g.chain.push_back({"aten.where.self", {n2, zeros, w, weights}});
     }

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "half_test_util.h"
 #include "graph/graph.h"
+#include "half_test_util.h"
 #include "test_util.h"
 #include "wgx/program.h"
 

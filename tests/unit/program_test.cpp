@@ -1,9 +1,9 @@
 // Programs built as graphs: the seed's pooled example, a user op inside a program, and the
 // load-time errors (unknown ops, wrong inputs).
-#include "normalize_image.h"
-#include "graph/graph.h"
-#include "test_util.h"
 #include "wgx/program.h"
+#include "graph/graph.h"
+#include "normalize_image.h"
+#include "test_util.h"
 
 namespace wgx::test {
 namespace {

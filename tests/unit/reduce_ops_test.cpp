@@ -13,8 +13,8 @@
 #include <limits>
 
 #include "base/half.h"
-#include "reduction_paths.h"
 #include "half_test_util.h"
+#include "reduction_paths.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -98,7 +98,6 @@ std::vector<double> reduce_ref(const std::vector<double>& x, const Shape& s,
     return out;
 }
 
-
 Tensor poisoned(DType dt, const Shape& s) {
     Tensor t = ctx().tensor(dt, s);
     if (dt == DType::f32) {
@@ -155,7 +154,6 @@ Tensor poisoned_half(const Shape& s) {
     return ctx().tensor(DType::f16, s).set_data(std::vector<uint16_t>(numel(s), 0x7e00));
 }
 
-
 struct Case {
     Shape shape;
     std::vector<int64_t> dims;  // [] = all
@@ -167,16 +165,16 @@ const std::vector<Case>& cases() {
     static const std::vector<Case> c = {
         {{1}, {0}},
         {{13}, {0}},
-        {{5003}, {}},                    // one long row, all dims
-        {{7, 1000}, {1}},                // workgroup, contiguous rows
+        {{5003}, {}},      // one long row, all dims
+        {{7, 1000}, {1}},  // workgroup, contiguous rows
         {{7, 1000}, {-1}},
-        {{600, 3}, {0}},                 // few outputs, strided rows: workgroup
-        {{300, 257}, {0}},               // many kept inner outputs: per invocation, coalesced
-        {{3, 5, 7}, {1}},                // middle dim, short rows
-        {{2, 9, 31, 5}, {1, 3}},         // two separated dims
-        {{2, 9, 31, 5}, {-3, -2}},       // two adjacent dims (merged)
-        {{4, 1, 6, 5, 3}, {0, 2, 4}},    // rank 5, three dims
-        {{4, 1, 6, 5, 3}, {}},           // all of rank 5
+        {{600, 3}, {0}},               // few outputs, strided rows: workgroup
+        {{300, 257}, {0}},             // many kept inner outputs: per invocation, coalesced
+        {{3, 5, 7}, {1}},              // middle dim, short rows
+        {{2, 9, 31, 5}, {1, 3}},       // two separated dims
+        {{2, 9, 31, 5}, {-3, -2}},     // two adjacent dims (merged)
+        {{4, 1, 6, 5, 3}, {0, 2, 4}},  // rank 5, three dims
+        {{4, 1, 6, 5, 3}, {}},         // all of rank 5
         {{17, 29}, {0, 1}},
     };
     return c;
@@ -202,9 +200,11 @@ TEST(ReduceOps, SumMeanAmaxAminOverAnyDims) {
             ctx().record(op("aten.amin.default"), {tx, c.dims, keepdim, amin});
             ctx().submit();
             EXPECT_LE(max_rel_error(sum.get_data<float>(), reduce_ref(x, c.shape, dims, "sum")),
-                      1e-5) << "sum " << what;
+                      1e-5)
+                << "sum " << what;
             EXPECT_LE(max_rel_error(mean.get_data<float>(), reduce_ref(x, c.shape, dims, "mean")),
-                      1e-5) << "mean " << what;
+                      1e-5)
+                << "mean " << what;
             EXPECT_EQ(as_doubles(amax), reduce_ref(x, c.shape, dims, "max")) << "amax " << what;
             EXPECT_EQ(as_doubles(amin), reduce_ref(x, c.shape, dims, "min")) << "amin " << what;
         }
@@ -240,9 +240,10 @@ TEST(ReduceOps, Float16ReductionsComputeInFloat32) {
             Shape out_shape = reduced(c.shape, dims, keepdim);
             Tensor sum = poisoned_half(out_shape), mean = poisoned_half(out_shape);
             Tensor amax = poisoned_half(out_shape), amin = poisoned_half(out_shape);
-            Shape arg_shape = c.dims.empty() ? (keepdim ? Shape(c.shape.size(), 1) : Shape{})
-                                             : out_shape;
-            Tensor argmax = poisoned(DType::i64, arg_shape), argmin = poisoned(DType::i64, arg_shape);
+            Shape arg_shape =
+                c.dims.empty() ? (keepdim ? Shape(c.shape.size(), 1) : Shape{}) : out_shape;
+            Tensor argmax = poisoned(DType::i64, arg_shape),
+                   argmin = poisoned(DType::i64, arg_shape);
             std::string what = dims_name(c.shape) + (keepdim ? " keepdim" : "");
             ctx().reset();
             ctx().record(op("aten.sum.dim_IntList"), {tx, c.dims, keepdim, Arg(), sum});
@@ -255,9 +256,11 @@ TEST(ReduceOps, Float16ReductionsComputeInFloat32) {
             }
             ctx().submit();
             EXPECT_LE(max_rel_error(half_floats(sum), reduce_ref(x, c.shape, dims, "sum")),
-                      kHalfTol) << "sum " << what;
+                      kHalfTol)
+                << "sum " << what;
             EXPECT_LE(max_rel_error(half_floats(mean), reduce_ref(x, c.shape, dims, "mean")),
-                      kHalfTol) << "mean " << what;
+                      kHalfTol)
+                << "mean " << what;
             EXPECT_EQ(from_half(amax.get_data<uint16_t>()), reduce_ref(x, c.shape, dims, "max"))
                 << "amax " << what;
             EXPECT_EQ(from_half(amin.get_data<uint16_t>()), reduce_ref(x, c.shape, dims, "min"))
@@ -336,8 +339,14 @@ TEST(ReduceOps, ArgmaxArgminFirstIndexOnTies) {
         std::optional<int64_t> dim;
     };
     std::vector<ArgCase> arg_cases = {
-        {{1}, 0},           {{29}, std::nullopt}, {{7, 1000}, 1},   {{600, 3}, 0},
-        {{300, 257}, -2},   {{3, 5, 7}, 1},       {{2, 3, 5, 7}, -1}, {{4, 1, 6, 5, 3}, std::nullopt},
+        {{1}, 0},
+        {{29}, std::nullopt},
+        {{7, 1000}, 1},
+        {{600, 3}, 0},
+        {{300, 257}, -2},
+        {{3, 5, 7}, 1},
+        {{2, 3, 5, 7}, -1},
+        {{4, 1, 6, 5, 3}, std::nullopt},
         {{4, 1, 6, 5, 3}, 2},
     };
     for (const ArgCase& c : arg_cases) {
@@ -354,8 +363,9 @@ TEST(ReduceOps, ArgmaxArgminFirstIndexOnTies) {
             dims = wrapped({}, c.shape.size());
         }
         for (bool keepdim : {false, true}) {
-            Shape out_shape = c.dim ? reduced(c.shape, dims, keepdim)
-                                    : keepdim ? Shape(c.shape.size(), 1) : Shape{};
+            Shape out_shape = c.dim     ? reduced(c.shape, dims, keepdim)
+                              : keepdim ? Shape(c.shape.size(), 1)
+                                        : Shape{};
             Arg dim = c.dim ? Arg(*c.dim) : Arg();
             Tensor amax = poisoned(DType::i64, out_shape);
             Tensor amin = poisoned(DType::i64, out_shape);
@@ -401,7 +411,8 @@ TEST(ReduceOps, NaNPropagatesThroughMaxAndArgmax) {
 
 // --- softmax ---------------------------------------------------------------------------------
 
-std::vector<double> softmax_ref(const std::vector<double>& x, const Shape& s, int64_t dim, bool log) {
+std::vector<double> softmax_ref(const std::vector<double>& x, const Shape& s, int64_t dim,
+                                bool log) {
     int64_t inner = 1;
     for (size_t d = size_t(dim) + 1; d < s.size(); ++d) inner *= s[d];
     int64_t n = s[dim];
@@ -428,8 +439,8 @@ struct SoftmaxCase {
 // and prime lengths; every dim of each is tested.
 const std::vector<SoftmaxCase>& softmax_cases() {
     static const std::vector<SoftmaxCase> c = {
-        {{1}, 1},         {{13}, 1},         {{3, 1000}, 30},        {{2, 3, 5, 7}, 1},
-        {{300, 5}, 100},  {{2, 600, 3}, 1},  {{1, 7, 1, 3, 11}, 50}, {{5, 37}, 10},
+        {{1}, 1},        {{13}, 1},        {{3, 1000}, 30},        {{2, 3, 5, 7}, 1},
+        {{300, 5}, 100}, {{2, 600, 3}, 1}, {{1, 7, 1, 3, 11}, 50}, {{5, 37}, 10},
         {{2, 4099}, 5},
     };
     return c;
@@ -474,9 +485,8 @@ void check_softmax_every_dim(DType dtype, const std::string& path) {
 }
 
 TEST(ReduceOps, SoftmaxAndLogSoftmaxOnEveryDim) {
-    on_both_reduction_paths([](const std::string& path) {
-        check_softmax_every_dim(DType::f32, path);
-    });
+    on_both_reduction_paths(
+        [](const std::string& path) { check_softmax_every_dim(DType::f32, path); });
     // aten.softmax.int: [self, dim, dtype?, out].
     auto xf = random_floats(35, 401);
     std::vector<double> x(xf.begin(), xf.end());
@@ -491,9 +501,8 @@ TEST(ReduceOps, SoftmaxAndLogSoftmaxOnEveryDim) {
 
 TEST(ReduceOps, Float16SoftmaxComputesInFloat32) {
     WGX_SKIP_WITHOUT_F16();
-    on_both_reduction_paths([](const std::string& path) {
-        check_softmax_every_dim(DType::f16, path);
-    });
+    on_both_reduction_paths(
+        [](const std::string& path) { check_softmax_every_dim(DType::f16, path); });
     // aten.log_softmax.int with dtype=torch.float16 (code 5), self's own dtype.
     auto h = to_half(random_floats(3 * 300, 402));
     Tensor tx = ctx().tensor(DType::f16, {3, 300}).set_data(h);
@@ -517,9 +526,9 @@ TEST(ReduceOps, SoftmaxRowsUseSubgroupsWhereOffered) {
         auto labels = recorded_kernels();
         if (labels.empty()) GTEST_SKIP() << "no timestamp queries to read kernel labels";
         bool subgroups = path == "subgroups" && ctx().device_info().features.subgroups;
-        EXPECT_EQ(labels, std::vector<std::string>{subgroups
-                                                       ? "aten._softmax.default/workgroup_subgroups"
-                                                       : "aten._softmax.default/workgroup"})
+        EXPECT_EQ(labels,
+                  std::vector<std::string>{subgroups ? "aten._softmax.default/workgroup_subgroups"
+                                                     : "aten._softmax.default/workgroup"})
             << path;
     });
     ctx().reset();
@@ -550,8 +559,10 @@ TEST(ReduceOps, BadArgumentsAreRejected) {
     Tensor o23 = ctx().tensor(DType::f32, {2, 3});
     expect_invalid("aten.sum.dim_IntList", {x, std::vector<int64_t>{1}, false, Arg(), o3}, "[2]");
     expect_invalid("aten.sum.dim_IntList", {x, std::vector<int64_t>{2}, false, Arg(), o2}, "dim 2");
-    expect_invalid("aten.sum.dim_IntList", {x, std::vector<int64_t>{1, -1}, false, Arg(), o2}, "more than once");
-    expect_invalid("aten.sum.dim_IntList", {xi, std::vector<int64_t>{1}, false, Arg(), i2}, "int64");
+    expect_invalid("aten.sum.dim_IntList", {x, std::vector<int64_t>{1, -1}, false, Arg(), o2},
+                   "more than once");
+    expect_invalid("aten.sum.dim_IntList", {xi, std::vector<int64_t>{1}, false, Arg(), i2},
+                   "int64");
     expect_invalid("aten.mean.dim", {xi, std::vector<int64_t>{1}, false, Arg(), o2}, "floating");
     expect_invalid("aten.amax.default", {x, std::vector<int64_t>{1}, false, l2}, "float32");
     expect_invalid("aten.argmax.default", {x, int64_t(1), false, o2}, "int64");

@@ -292,18 +292,23 @@ TEST_P(ResizePixelShuffle, IsExact) {
         ctx().submit();
         std::vector<float> gf;
         std::vector<int32_t> gi;
-        if (dt == DType::f32) gf = out.get_data<float>();
-        else if (dt == DType::f16) gf = read_half(out);
-        else gi = out.get_data<int32_t>();
+        if (dt == DType::f32)
+            gf = out.get_data<float>();
+        else if (dt == DType::f16)
+            gf = read_half(out);
+        else
+            gi = out.get_data<int32_t>();
         for (int64_t b = 0; b < batch; ++b)
             for (int64_t ch = 0; ch < C; ++ch)
                 for (int64_t y = 0; y < H * r; ++y)
                     for (int64_t xx = 0; xx < W * r; ++xx) {
-                        int64_t src = ((b * C * r * r + ch * r * r + (y % r) * r + xx % r) * H +
-                                       y / r) * W + xx / r;
+                        int64_t src =
+                            ((b * C * r * r + ch * r * r + (y % r) * r + xx % r) * H + y / r) * W +
+                            xx / r;
                         int64_t dst = ((b * C + ch) * H * r + y) * W * r + xx;
                         if (dt != DType::i32) {
-                            ASSERT_EQ(gf[dst], xf[src]) << c.name << " " << dtype_name(dt) << " " << dst;
+                            ASSERT_EQ(gf[dst], xf[src])
+                                << c.name << " " << dtype_name(dt) << " " << dst;
                         } else {
                             ASSERT_EQ(gi[dst], xi[src]) << c.name << " " << dst;
                         }

@@ -13,8 +13,8 @@
 namespace wgx::test {
 namespace {
 
-const std::vector<DType> kAllTypes = {DType::f32, DType::f16, DType::i32, DType::i64,
-                                      DType::boolean, DType::u8, DType::i8, DType::f64};
+const std::vector<DType> kAllTypes = {DType::f32,     DType::f16, DType::i32, DType::i64,
+                                      DType::boolean, DType::u8,  DType::i8,  DType::f64};
 
 // --- values of any dtype, carried as doubles on the host ----------------------------------------
 
@@ -52,13 +52,28 @@ Tensor make(DType dt, const Shape& shape, const std::vector<double>& v) {
 
 std::vector<double> read(const Tensor& t) {
     switch (t.dtype()) {
-        case DType::f32: { auto v = t.get_data<float>(); return {v.begin(), v.end()}; }
+        case DType::f32: {
+            auto v = t.get_data<float>();
+            return {v.begin(), v.end()};
+        }
         case DType::f64: return t.get_data<double>();
-        case DType::i32: { auto v = t.get_data<int32_t>(); return {v.begin(), v.end()}; }
-        case DType::i64: { auto v = t.get_data<int64_t>(); return {v.begin(), v.end()}; }
-        case DType::i8: { auto v = t.get_data<int8_t>(); return {v.begin(), v.end()}; }
+        case DType::i32: {
+            auto v = t.get_data<int32_t>();
+            return {v.begin(), v.end()};
+        }
+        case DType::i64: {
+            auto v = t.get_data<int64_t>();
+            return {v.begin(), v.end()};
+        }
+        case DType::i8: {
+            auto v = t.get_data<int8_t>();
+            return {v.begin(), v.end()};
+        }
         case DType::u8:
-        case DType::boolean: { auto v = t.get_data<uint8_t>(); return {v.begin(), v.end()}; }
+        case DType::boolean: {
+            auto v = t.get_data<uint8_t>();
+            return {v.begin(), v.end()};
+        }
         case DType::f16: {
             std::vector<double> r;
             for (uint16_t h : t.get_data<uint16_t>()) r.push_back(f16_to(h));
@@ -172,7 +187,6 @@ std::string dims_name(const Shape& s) {
     return r.empty() ? "scalar" : r;
 }
 
-
 // --- reshapes: buffer copies ------------------------------------------------------------------
 
 TEST(ShapeOps, ViewCopyInfersMinusOneForEveryDtype) {
@@ -245,7 +259,7 @@ TEST(ShapeOps, PermuteRanksOneToFive) {
         {{2, 3, 5, 7}, {0, 2, 3, 1}},   // NCHW -> NHWC
         {{2, 7, 5, 3}, {0, 3, -3, 2}},  // NHWC -> NCHW, negative dim
         {{2, 3, 1, 5, 4}, {4, 2, 0, 3, 1}},
-        {{3, 4, 5}, {0, 1, 2}},         // identity: one merged dim
+        {{3, 4, 5}, {0, 1, 2}},  // identity: one merged dim
     };
     for (const Case& c : cases) {
         Shape out_shape;
@@ -291,13 +305,13 @@ TEST(ShapeOps, SliceWithStepsAndOpenEnds) {
         int64_t step;
     };
     std::vector<Case> cases = {
-        {1, int64_t(2), kEnd, 3},      // 2, 5, 8
-        {1, int64_t(-4), kEnd, 1},     // last four
-        {-2, Arg(), Arg(), 2},         // none: whole dim
+        {1, int64_t(2), kEnd, 3},   // 2, 5, 8
+        {1, int64_t(-4), kEnd, 1},  // last four
+        {-2, Arg(), Arg(), 2},      // none: whole dim
         {0, int64_t(1), int64_t(-1), 1},
         {2, int64_t(1), int64_t(2), 1},
         {0, int64_t(-100), int64_t(100), 4},  // clamped
-        {1, int64_t(10), kEnd, 5},     // one element
+        {1, int64_t(10), kEnd, 5},            // one element
     };
     for (DType dt : {DType::f32, DType::u8, DType::boolean, DType::f16, DType::i64}) {
         auto v = sample(dt, numel(in), 6);
@@ -329,8 +343,8 @@ TEST(ShapeOps, SelectNegativeDimAndIndex) {
     for (DType dt : {DType::f32, DType::i8, DType::f16}) {
         auto v = sample(dt, numel(in), 7);
         Tensor x = make(dt, in, v);
-        for (auto [dim, index] : std::vector<std::pair<int64_t, int64_t>>{
-                 {0, 3}, {1, -1}, {-2, 2}, {3, 0}, {-1, -2}}) {
+        for (auto [dim, index] :
+             std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {1, -1}, {-2, 2}, {3, 0}, {-1, -2}}) {
             int64_t d = dim < 0 ? dim + 4 : dim;
             int64_t i = index < 0 ? index + in[d] : index;
             Shape out_shape = in;
@@ -359,24 +373,34 @@ TEST(ShapeOps, ExpandRepeatFlip) {
         Shape e_shape = {2, 3, 7, 5};
         Tensor e = output(dt, e_shape);
         run("aten.expand_copy.default", {x, std::vector<int64_t>{2, -1, 7, -1}, false, e});
-        EXPECT_EQ(read(e), gather_ref(v, in, e_shape, [](const std::vector<int64_t>& o) {
-                      return std::optional(std::vector<int64_t>{o[1], 0, o[3]});
-                  })) << "expand " << dtype_name(dt);
+        EXPECT_EQ(read(e), gather_ref(v, in, e_shape,
+                                      [](const std::vector<int64_t>& o) {
+                                          return std::optional(std::vector<int64_t>{o[1], 0, o[3]});
+                                      }))
+            << "expand " << dtype_name(dt);
 
         // repeat: [3, 1, 5] by [2, 1, 3, 2] -> [2, 3, 3, 10].
         Shape r_shape = {2, 3, 3, 10};
         Tensor r = output(dt, r_shape);
         run("aten.repeat.default", {x, std::vector<int64_t>{2, 1, 3, 2}, r});
-        EXPECT_EQ(read(r), gather_ref(v, in, r_shape, [](const std::vector<int64_t>& o) {
-                      return std::optional(std::vector<int64_t>{o[1] % 3, o[2] % 1, o[3] % 5});
-                  })) << "repeat " << dtype_name(dt);
+        EXPECT_EQ(
+            read(r),
+            gather_ref(v, in, r_shape,
+                       [](const std::vector<int64_t>& o) {
+                           return std::optional(std::vector<int64_t>{o[1] % 3, o[2] % 1, o[3] % 5});
+                       }))
+            << "repeat " << dtype_name(dt);
 
         // flip of dims {0, -1} and of nothing.
         Tensor f = output(dt, in);
         run("aten.flip.default", {x, std::vector<int64_t>{0, -1}, f});
-        EXPECT_EQ(read(f), gather_ref(v, in, in, [](const std::vector<int64_t>& o) {
-                      return std::optional(std::vector<int64_t>{2 - o[0], o[1], 4 - o[2]});
-                  })) << "flip " << dtype_name(dt);
+        EXPECT_EQ(
+            read(f),
+            gather_ref(v, in, in,
+                       [](const std::vector<int64_t>& o) {
+                           return std::optional(std::vector<int64_t>{2 - o[0], o[1], 4 - o[2]});
+                       }))
+            << "flip " << dtype_name(dt);
         Tensor g = output(dt, in);
         run("aten.flip.default", {x, std::vector<int64_t>{}, g});
         EXPECT_EQ(read(g), v) << "flip [] " << dtype_name(dt);
@@ -419,9 +443,9 @@ TEST(ShapeOps, ConstantPadNdPadsAndCrops) {
             for (size_t k = 0; 2 * k < c.pad.size(); ++k) {
                 out_shape[r - 1 - k] += c.pad[2 * k] + c.pad[2 * k + 1];
             }
-            double fill = dt == DType::boolean ? (c.value != 0) : dt == DType::i8 || dt == DType::i64
-                                                                        ? std::trunc(c.value)
-                                                                        : c.value;
+            double fill = dt == DType::boolean                  ? (c.value != 0)
+                          : dt == DType::i8 || dt == DType::i64 ? std::trunc(c.value)
+                                                                : c.value;
             auto want = gather_ref(
                 v, c.in, out_shape,
                 [&](std::vector<int64_t> o) -> std::optional<std::vector<int64_t>> {
@@ -528,13 +552,14 @@ TEST(ShapeOps, SplitWithSizesAndSplitCopy) {
                         o[d] += offset;
                         return std::optional(o);
                     });
-                    EXPECT_EQ(read(*outs[k]), want) << name << " " << dtype_name(dt) << " piece " << k;
+                    EXPECT_EQ(read(*outs[k]), want)
+                        << name << " " << dtype_name(dt) << " piece " << k;
                 }
                 offset += sizes[k];
             }
         };
-        check("aten.split_with_sizes_copy.default", std::vector<int64_t>{2, 5, 1, 3},
-              {2, 5, 1, 3}, 1, false);
+        check("aten.split_with_sizes_copy.default", std::vector<int64_t>{2, 5, 1, 3}, {2, 5, 1, 3},
+              1, false);
         check("aten.split_with_sizes_copy.default", std::vector<int64_t>{1, 3}, {1, 3}, 0, false);
         check("aten.split_with_sizes_copy.default", std::vector<int64_t>{3}, {3}, -1, false);
         check("aten.split_copy.Tensor", int64_t(4), {4, 4, 3}, -2, true);  // remainder, absent out
@@ -651,23 +676,31 @@ TEST(ShapeOps, BadArgumentsAreRejected) {
     expect_invalid("aten.permute_copy.default", {x, std::vector<int64_t>{1, 0}, o23}, "[2, 3]");
     expect_invalid("aten.permute_copy.default", {x, std::vector<int64_t>{2, 0}, o32}, "dims 2");
     expect_invalid("aten.permute_copy.default", {b, std::vector<int64_t>{1, 0}, o32}, "bool");
-    expect_invalid("aten.slice_copy.Tensor", {x, int64_t(1), int64_t(0), int64_t(2), int64_t(0), o23}, "step");
-    expect_invalid("aten.slice_copy.Tensor", {x, int64_t(2), int64_t(0), int64_t(2), int64_t(1), o23}, "dim 2");
+    expect_invalid("aten.slice_copy.Tensor",
+                   {x, int64_t(1), int64_t(0), int64_t(2), int64_t(0), o23}, "step");
+    expect_invalid("aten.slice_copy.Tensor",
+                   {x, int64_t(2), int64_t(0), int64_t(2), int64_t(1), o23}, "dim 2");
     expect_invalid("aten.select_copy.int", {x, int64_t(1), int64_t(3), o23}, "index 3");
-    expect_invalid("aten.expand_copy.default", {x, std::vector<int64_t>{4, 3}, false, o23}, "expand");
+    expect_invalid("aten.expand_copy.default", {x, std::vector<int64_t>{4, 3}, false, o23},
+                   "expand");
     expect_invalid("aten.repeat.default", {x, std::vector<int64_t>{2}, o23}, "repeats");
     expect_invalid("aten.constant_pad_nd.default", {x, std::vector<int64_t>{1}, 0.0, o23}, "pad");
-    expect_invalid("aten.constant_pad_nd.default", {x, std::vector<int64_t>{-2, -1}, 0.0, o23}, "dim 1");
+    expect_invalid("aten.constant_pad_nd.default", {x, std::vector<int64_t>{-2, -1}, 0.0, o23},
+                   "dim 1");
     expect_invalid("aten.cat.default", {Arg::TensorList{x, b}, int64_t(0), o23}, "tensors[1]");
     expect_invalid("aten.cat.default", {Arg::TensorList{x, o32}, int64_t(0), o23}, "tensors[1]");
     expect_invalid("aten.cat.default", {Arg::TensorList{x, x}, int64_t(0), o23}, "[4, 3]");
-    expect_invalid("aten.cat.default", {Arg::TensorList{x, std::nullopt}, int64_t(0), o23}, "absent");
+    expect_invalid("aten.cat.default", {Arg::TensorList{x, std::nullopt}, int64_t(0), o23},
+                   "absent");
     expect_invalid("aten.split_with_sizes_copy.default",
-                   {x, std::vector<int64_t>{1, 1}, int64_t(1), Arg::TensorList{o23, o23}}, "add up");
-    expect_invalid("aten.split_copy.Tensor",
-                   {x, int64_t(2), int64_t(1), Arg::TensorList{o23}}, "2");
-    expect_invalid("aten._to_copy.default", {x, Arg(), Arg(), Arg(), Arg(), false, Arg(), o32}, "out");
-    expect_invalid("aten._to_copy.default", {x, int64_t(4), Arg(), Arg(), Arg(), false, Arg(), o23}, "int64");
+                   {x, std::vector<int64_t>{1, 1}, int64_t(1), Arg::TensorList{o23, o23}},
+                   "add up");
+    expect_invalid("aten.split_copy.Tensor", {x, int64_t(2), int64_t(1), Arg::TensorList{o23}},
+                   "2");
+    expect_invalid("aten._to_copy.default", {x, Arg(), Arg(), Arg(), Arg(), false, Arg(), o32},
+                   "out");
+    expect_invalid("aten._to_copy.default", {x, int64_t(4), Arg(), Arg(), Arg(), false, Arg(), o23},
+                   "int64");
     expect_invalid("aten.unsqueeze_copy.default", {x, int64_t(3), o23}, "dim 3");
 }
 

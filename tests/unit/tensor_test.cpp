@@ -6,7 +6,8 @@
 namespace wgx::test {
 namespace {
 
-template <typename T> void expect_round_trip(DType dtype, const Shape& shape, std::vector<T> data) {
+template <typename T>
+void expect_round_trip(DType dtype, const Shape& shape, std::vector<T> data) {
     Tensor t = ctx().tensor(dtype, shape).set_data(data);
     EXPECT_EQ(t.get_data<T>(), data) << dtype_name(dtype) << " " << shape_string(shape);
 }
@@ -50,12 +51,12 @@ TEST(Tensor, RoundTripsEveryDtype) {
     }
 }
 
-TEST(Tensor, ThreeBytesRoundTrip) {
-    expect_round_trip<uint8_t>(DType::u8, {3}, {7, 250, 9});
-}
+TEST(Tensor, ThreeBytesRoundTrip) { expect_round_trip<uint8_t>(DType::u8, {3}, {7, 250, 9}); }
 
 TEST(Tensor, BoolVectorsAreAccepted) {
-    Tensor t = ctx().tensor(DType::boolean, {5}).set_data(std::vector<bool>{true, false, true, true, false});
+    Tensor t = ctx()
+                   .tensor(DType::boolean, {5})
+                   .set_data(std::vector<bool>{true, false, true, true, false});
     EXPECT_EQ(t.get_data<uint8_t>(), (std::vector<uint8_t>{1, 0, 1, 1, 0}));
 }
 

@@ -21,7 +21,9 @@ inline std::vector<float> random_floats(size_t n, uint32_t seed) {
     std::normal_distribution<float> dist(0.f, 1.f);
     std::vector<float> v(n);
     for (auto& x : v) {
-        do { x = dist(gen); } while (x == 0.f);
+        do {
+            x = dist(gen);
+        } while (x == 0.f);
     }
     return v;
 }

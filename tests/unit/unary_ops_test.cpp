@@ -49,14 +49,30 @@ std::vector<UnaryCase> cases() {
         {"aten.sign.default", [](double x) { return double((x > 0) - (x < 0)); }},
         {"aten.gelu.default", gelu_exact, 1e-6, 1e-6, D::any, {std::string("none")}},
         {"aten.gelu.default", gelu_tanh, 2e-6, 2e-6, D::any, {std::string("tanh")}},
-        {"aten.hardtanh.default", [](double x) { return std::clamp(x, 0.0, 6.0); }, 1e-6, 1e-6,
-         D::any, {0.0, 6.0}},
-        {"aten.clamp.default", [](double x) { return std::clamp(x, -0.5, 0.25); }, 1e-6, 1e-6,
-         D::any, {-0.5, 0.25}},
-        {"aten.clamp.default", [](double x) { return std::max(x, -0.5); }, 1e-6, 1e-6, D::any,
+        {"aten.hardtanh.default",
+         [](double x) { return std::clamp(x, 0.0, 6.0); },
+         1e-6,
+         1e-6,
+         D::any,
+         {0.0, 6.0}},
+        {"aten.clamp.default",
+         [](double x) { return std::clamp(x, -0.5, 0.25); },
+         1e-6,
+         1e-6,
+         D::any,
+         {-0.5, 0.25}},
+        {"aten.clamp.default",
+         [](double x) { return std::max(x, -0.5); },
+         1e-6,
+         1e-6,
+         D::any,
          {-0.5, Arg()}},
-        {"aten.leaky_relu.default", [](double x) { return x > 0 ? x : 0.2 * x; }, 1e-6, 1e-6,
-         D::any, {0.2}},
+        {"aten.leaky_relu.default",
+         [](double x) { return x > 0 ? x : 0.2 * x; },
+         1e-6,
+         1e-6,
+         D::any,
+         {0.2}},
     };
 }
 
@@ -103,8 +119,8 @@ void check_half(const UnaryCase& c, const std::vector<float>& input, const std::
     for (int64_t i = 0; i < n; ++i) {
         double want = c.ref(double(rounded[i]));
         ASSERT_TRUE(half_close(got[i], want, c.atol + c.rtol * std::abs(want)))
-            << c.op << " float16 " << what << " x=" << rounded[i] << " got " << got[i]
-            << " want " << want;
+            << c.op << " float16 " << what << " x=" << rounded[i] << " got " << got[i] << " want "
+            << want;
     }
     ctx().reset();
 }

@@ -103,8 +103,8 @@ TEST(Dfl, ScoresWithoutActivationAreTakenAsProbabilities) {
     DflCase c;
     c.decode.sigmoid = false;
     std::fill(c.scores.begin(), c.scores.end(), 0.f);
-    c.scores[0] = 0.51f;  // above 0.5
-    c.scores[3] = 0.5f;   // not above: the threshold is strict
+    c.scores[0] = 0.51f;                                    // above 0.5
+    c.scores[3] = 0.5f;                                     // not above: the threshold is strict
     c.scores[6] = std::numeric_limits<float>::quiet_NaN();  // never a detection
     c.distances(0, 0, 0, 1, 1);
     std::vector<Detection> d = c.run();
@@ -160,8 +160,8 @@ TEST(BoxesScores, NormalizedCentreSizeBoxesAndBestClass) {
     d.score_threshold = 0.25;
     d.iou_threshold = 0.45;
     // Rows: cx, cy, w, h, score class 0, score class 1. Input 100 wide, 50 high.
-    std::vector<float> out{0.5f, 0.5f, 0.2f, 0.4f, 0.1f, 0.9f,    // (40, 15, 60, 35), class 1
-                           0.2f, 0.2f, 0.1f, 0.1f, 0.2f, 0.1f,    // below the threshold
+    std::vector<float> out{0.5f,  0.5f, 0.2f, 0.4f, 0.1f, 0.9f,   // (40, 15, 60, 35), class 1
+                           0.2f,  0.2f, 0.1f, 0.1f, 0.2f, 0.1f,   // below the threshold
                            0.51f, 0.5f, 0.2f, 0.4f, 0.3f, 0.8f};  // overlaps the first
     auto dets = decode_boxes_scores(d, 50, 100, out, 6);
     ASSERT_EQ(dets.size(), 1u);

@@ -165,8 +165,8 @@ void compare_detections(const ModelCard& card, const FrameResult& r, const json&
         if (used[i]) continue;
         const Detection& d = r.detections[i];
         EXPECT_LT(d.score, thr + kBorderline)
-            << "extra detection " << card.label(d.cls) << " " << d.score << " [" << d.box.x1
-            << ", " << d.box.y1 << ", " << d.box.x2 << ", " << d.box.y2 << "]";
+            << "extra detection " << card.label(d.cls) << " " << d.score << " [" << d.box.x1 << ", "
+            << d.box.y1 << ", " << d.box.x2 << ", " << d.box.y2 << "]";
     }
 }
 
@@ -217,15 +217,17 @@ TEST_P(Demos, MatchPyTorchReferences) {
             ASSERT_EQ(card.task, Task::detect);
             compare_detections(card, r, doc);
             if (ref.stem == "dog") {
-                if (m.name == "yolo26n") expect_labels(card, r, {"dog", "bicycle", "truck"});
-                else expect_labels(card, r, {"dog", "bicycle"});
+                if (m.name == "yolo26n")
+                    expect_labels(card, r, {"dog", "bicycle", "truck"});
+                else
+                    expect_labels(card, r, {"dog", "bicycle"});
             }
         } else if (ref.kind == "classify") {
             ASSERT_EQ(card.task, Task::classify);
             ASSERT_FALSE(r.top.empty());
             const int want = doc.at("top").at(0).at("class").get<int>();
-            EXPECT_EQ(r.top[0].cls, want) << "top-1 " << card.label(r.top[0].cls)
-                                          << ", reference " << card.label(want);
+            EXPECT_EQ(r.top[0].cls, want)
+                << "top-1 " << card.label(r.top[0].cls) << ", reference " << card.label(want);
         } else if (card.task == Task::segment) {
             Shape shape;
             std::vector<float> want = read_map(ref.file, shape);
@@ -269,7 +271,8 @@ TEST_P(Demos, MatchPyTorchReferences) {
         for (const auto& s : missing) list += " " + s;
         GTEST_SKIP() << "the photos of the references of '" << m.name << "' are absent:" << list;
     }
-    for (const auto& s : missing) std::printf("[wgx] photo '%s' is absent: not checked\n", s.c_str());
+    for (const auto& s : missing)
+        std::printf("[wgx] photo '%s' is absent: not checked\n", s.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Demos,

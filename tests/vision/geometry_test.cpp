@@ -86,7 +86,7 @@ TEST(Geometry, IouOfKnownBoxes) {
     EXPECT_DOUBLE_EQ(iou(Box{0, 0, 10, 10}, Box{0, 0, 10, 10}), 1.0);
     EXPECT_DOUBLE_EQ(iou(Box{0, 0, 10, 10}, Box{5, 0, 15, 10}), 50.0 / 150.0);
     EXPECT_DOUBLE_EQ(iou(Box{0, 0, 10, 10}, Box{10, 0, 20, 10}), 0.0);  // touching
-    EXPECT_DOUBLE_EQ(iou(Box{0, 0, 0, 10}, Box{0, 0, 0, 10}), 0.0);    // empty
+    EXPECT_DOUBLE_EQ(iou(Box{0, 0, 0, 10}, Box{0, 0, 0, 10}), 0.0);     // empty
 }
 
 TEST(Geometry, EmptyPhotoIsAnError) {

@@ -82,7 +82,7 @@ TEST(Drawing, BoxOutlineAndClipping) {
     EXPECT_EQ(img.at(5, 4)[0], 0);    // inside stays
     EXPECT_EQ(img.at(8, 4)[0], 0);    // right of the box
     draw_box(img, Box{-50, -50, 500, 500}, Rgb{0, 255, 0}, 3);  // clipped, no crash
-    EXPECT_EQ(img.at(0, 0)[1], 0);  // the edges are outside the picture
+    EXPECT_EQ(img.at(0, 0)[1], 0);                              // the edges are outside the picture
 }
 
 TEST(Drawing, TextCoversItsMeasuredBox) {

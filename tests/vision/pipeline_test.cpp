@@ -63,7 +63,8 @@ TEST_P(TinyModels, PreprocessingMatchesPyTorch) {
     std::vector<float> got = out.get_data<float>();
     ctx.reset();
     double worst = 0;
-    for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::abs(double(got[i]) - want[i]));
+    for (size_t i = 0; i < got.size(); ++i)
+        worst = std::max(worst, std::abs(double(got[i]) - want[i]));
     // PyTorch computes the source position in float32 (scale * (dst + 0.5) - 0.5); the
     // difference is a few float32 ulps of 0..255 pixel values, normalised.
     EXPECT_LE(worst, 2e-5) << card.name;
@@ -166,8 +167,8 @@ TEST(Pipeline, RecordsOncePerPhotoSizeAndReplays) {
     EXPECT_EQ(ra2.timings.record_ms, 0);  // replayed
     EXPECT_GT(rb.timings.record_ms, 0);   // another size: recorded again
     EXPECT_GT(ra_again.timings.record_ms, 0);
-    EXPECT_NE(ra.map, ra2.map);        // the replay used the new pixels
-    EXPECT_EQ(ra.map, ra_again.map);   // and the same photo gives the same map
+    EXPECT_NE(ra.map, ra2.map);       // the replay used the new pixels
+    EXPECT_EQ(ra.map, ra_again.map);  // and the same photo gives the same map
     EXPECT_EQ(rb.picture.width, 50);
 }
 

@@ -174,7 +174,8 @@ TEST(DepthColormap, MatchesCpuReference) {
 TEST(MaskComposite, MatchesCpuReference) {
     for (const MapCase& c : kMapCases) {
         for (bool logit : {false, true}) {
-            SCOPED_TRACE(::testing::Message() << c.photo_w << "x" << c.photo_h << " logit=" << logit);
+            SCOPED_TRACE(::testing::Message()
+                         << c.photo_w << "x" << c.photo_h << " logit=" << logit);
             const int channels = 2, channel = 1;
             std::mt19937 gen(uint32_t(c.photo_h + c.map_h));
             std::uniform_real_distribution<float> u(logit ? -6.f : 0.f, logit ? 6.f : 1.f);
@@ -207,9 +208,9 @@ TEST(MaskComposite, MatchesCpuReference) {
             int worst = 0;
             for (int y = 0; y < c.photo_h; ++y)
                 for (int x = 0; x < c.photo_w; ++x) {
-                    double v = sample(map, channel * plane, c.map_w, c.map_h,
-                                      (x + 0.5) * ms.ax + ms.bx - 0.5,
-                                      (y + 0.5) * ms.ay + ms.by - 0.5);
+                    double v =
+                        sample(map, channel * plane, c.map_w, c.map_h,
+                               (x + 0.5) * ms.ax + ms.bx - 0.5, (y + 0.5) * ms.ay + ms.by - 0.5);
                     if (logit) v = 1 / (1 + std::exp(-v));
                     const double prob = std::clamp(v, 0.0, 1.0);
                     const uint8_t* in = photo.at(x, y);

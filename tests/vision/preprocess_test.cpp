@@ -88,7 +88,8 @@ class Preprocess : public ::testing::TestWithParam<Case> {};
 TEST_P(Preprocess, MatchesFloat64Reference) {
     const Case c = GetParam();
     const InputSpec s = spec(c.in_w, c.in_h, c.mode);
-    const Image photo = test::random_photo(c.photo_w, c.photo_h, uint32_t(c.photo_w * 131 + c.in_w));
+    const Image photo =
+        test::random_photo(c.photo_w, c.photo_h, uint32_t(c.photo_w * 131 + c.in_w));
     PreprocessOp op(s);
     Context& ctx = test::ctx();
     ctx.reset();

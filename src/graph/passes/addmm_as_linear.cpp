@@ -66,13 +66,14 @@ size_t addmm_as_linear(Graph& g) {
         if (w < 0) continue;
         const Tensor* bt = bias >= 0 ? tensor_at(g, bias) : nullptr;
         const Tensor* wt = tensor_at(g, w);
-        if (bias >= 0 && (!bt || bt->dims != std::vector<int64_t>{wt->dims[0]} ||
-                          bt->dtype != DType::f32)) {
+        if (bias >= 0 &&
+            (!bt || bt->dims != std::vector<int64_t>{wt->dims[0]} || bt->dtype != DType::f32)) {
             continue;
         }
         // W is now read where the product is, later than the copy read it: a planned W (not a
         // constant) gets a pool of its own again (assign_memory_pools), as ChainEdit does.
-        if (auto* wv = std::get_if<Tensor>(&g.values[static_cast<size_t>(w)]); wv->constant_id < 0) {
+        if (auto* wv = std::get_if<Tensor>(&g.values[static_cast<size_t>(w)]);
+            wv->constant_id < 0) {
             wv->mem_obj_id = -1;
         }
         OpCall linear;

@@ -55,7 +55,8 @@ bool select_is_reshape(const Graph& g, const OpCall& call) {
     int64_t d = dim->value;
     if (d < -rank || d >= rank) return false;
     if (d < 0) d += rank;
-    if ((*in)[static_cast<size_t>(d)] != 1 || (index->value != 0 && index->value != -1)) return false;
+    if ((*in)[static_cast<size_t>(d)] != 1 || (index->value != 0 && index->value != -1))
+        return false;
     std::vector<int64_t> rest = *in;
     rest.erase(rest.begin() + d);
     return rest == *out;
@@ -108,7 +109,8 @@ bool is_contiguous_reshape(const Graph& g, const OpCall& call) {
     }
     if (call.name == "aten.permute_copy.default") return permute_is_reshape(g, call);
     if (call.name == "aten.select_copy.int") return select_is_reshape(g, call);
-    if (call.name == "aten.clone.default" || call.name == "dim_order_ops._clone_dim_order.default") {
+    if (call.name == "aten.clone.default" ||
+        call.name == "dim_order_ops._clone_dim_order.default") {
         return clone_is_reshape(g, call);
     }
     if (call.name == "aten.expand_copy.default") return expand_is_reshape(g, call);
@@ -137,7 +139,8 @@ std::vector<size_t> first_reads(const Graph& g) {
         const auto& args = g.chain[op].args;
         for (size_t a = 0; a + 1 < args.size(); ++a) {
             touch(args[a], op);
-            if (const auto* list = std::get_if<ValueList>(&g.values[static_cast<size_t>(args[a])])) {
+            if (const auto* list =
+                    std::get_if<ValueList>(&g.values[static_cast<size_t>(args[a])])) {
                 for (int32_t item : list->items) touch(item, op);
             }
         }
@@ -189,8 +192,7 @@ class Storage {
 
 class Finder {
   public:
-    explicit Finder(const Graph& g)
-        : g_(g), uses_(count_uses(g)), first_read_(first_reads(g)) {
+    explicit Finder(const Graph& g) : g_(g), uses_(count_uses(g)), first_read_(first_reads(g)) {
         boundary_.insert(g.input_ids.begin(), g.input_ids.end());
         boundary_.insert(g.output_ids.begin(), g.output_ids.end());
     }
@@ -315,8 +317,8 @@ size_t alias_reshapes(Graph& g) {
             if (storage.find(id).second != start) return 0;
             return numel(std::get<Tensor>(g.values[static_cast<size_t>(id)]));
         };
-        const auto first = std::max_element(group.begin(), group.end(),
-                                            [&](int32_t a, int32_t b) { return holds(a) < holds(b); });
+        const auto first = std::max_element(
+            group.begin(), group.end(), [&](int32_t a, int32_t b) { return holds(a) < holds(b); });
         std::rotate(group.begin(), first, first + 1);
         for (int32_t id : group) {
             const int64_t at = storage.find(id).second - start;

@@ -48,7 +48,8 @@ size_t compose_permutes(Graph& g) {
             const size_t next = uses.reader.at(mid);
             if (next <= last || edit.taken(next)) break;
             const auto next_perm = permute_of(g, next);
-            if (!next_perm || g.chain[next].args[0] != mid || next_perm->size() != perm->size()) break;
+            if (!next_perm || g.chain[next].args[0] != mid || next_perm->size() != perm->size())
+                break;
             *perm = compose(*perm, *next_perm);
             calls.push_back(next);
             last = next;
@@ -59,11 +60,12 @@ size_t compose_permutes(Graph& g) {
         const Tensor in = *tensor_at(g, x);
         const int32_t out_id = g.chain[last].args[2];
         const Tensor out = *tensor_at(g, out_id);
-        if (permuted(in.dims, *perm) != out.dims) continue;  // malformed: left for the ops to report
+        if (permuted(in.dims, *perm) != out.dims)
+            continue;  // malformed: left for the ops to report
         OpCall fused;
         fused.debug_handle = g.chain[last].debug_handle;
-        const bool reshape = !in.dynamic_bound && !out.dynamic_bound &&
-                             keeps_element_order(in.dims, *perm);
+        const bool reshape =
+            !in.dynamic_bound && !out.dynamic_bound && keeps_element_order(in.dims, *perm);
         if (reshape) {
             fused.name = "aten.view_copy.default";
             g.values.push_back(IntList{out.dims});

@@ -50,9 +50,8 @@ uint64_t inner_size(const std::vector<int64_t>& dims, size_t d) {
 }
 
 // Pieces of `sizes` along `dim` of `in`, written to the items of the list `out_list`.
-std::optional<std::vector<Chunk>> pieces(const Graph& g, const std::vector<int64_t>& in,
-                                         size_t dim, const std::vector<int64_t>& sizes,
-                                         int32_t out_list) {
+std::optional<std::vector<Chunk>> pieces(const Graph& g, const std::vector<int64_t>& in, size_t dim,
+                                         const std::vector<int64_t>& sizes, int32_t out_list) {
     if (out_list < 0 || static_cast<size_t>(out_list) >= g.values.size()) return std::nullopt;
     const auto* outs = std::get_if<ValueList>(&g.values[static_cast<size_t>(out_list)]);
     if (!outs || outs->items.size() != sizes.size()) return std::nullopt;
@@ -123,13 +122,15 @@ std::optional<std::vector<Chunk>> slice_chunk(const Graph& g, const OpCall& call
     std::vector<int64_t> want = in->dims;
     want[*dim] = *end - *start;
     if (out->dims != want) return std::nullopt;
-    return std::vector<Chunk>{{call.args[5], static_cast<uint64_t>(*start) * inner_size(in->dims, *dim)}};
+    return std::vector<Chunk>{
+        {call.args[5], static_cast<uint64_t>(*start) * inner_size(in->dims, *dim)}};
 }
 
 }  // namespace
 
 std::optional<std::vector<Chunk>> contiguous_chunks(const Graph& g, const OpCall& call) {
-    if (call.name == "aten.split_with_sizes_copy.default" || call.name == "aten.split_copy.Tensor") {
+    if (call.name == "aten.split_with_sizes_copy.default" ||
+        call.name == "aten.split_copy.Tensor") {
         return split_chunks(g, call);
     }
     if (call.name == "aten.slice_copy.Tensor") return slice_chunk(g, call);

@@ -125,7 +125,8 @@ class Matcher {
     // The output of call i when it is v / 6 or v * (1 / 6) of v's shape.
     std::optional<int32_t> divided_by_six(size_t i, int32_t v) const {
         const OpCall& op = g_.chain[i];
-        if (op.args.size() != 3 || op.args[0] != v || !same_as(op.args.back(), v)) return std::nullopt;
+        if (op.args.size() != 3 || op.args[0] != v || !same_as(op.args.back(), v))
+            return std::nullopt;
         const bool div = op.name == "aten.div.Tensor" && is_scalar(op.args[1], 6.0);
         const bool mul = op.name == "aten.mul.Tensor" && is_scalar(op.args[1], 1.0 / 6.0);
         if (!div && !mul) return std::nullopt;
@@ -169,18 +170,19 @@ size_t fuse_activations(Graph& g) {
                 const OpCall& mul = g.chain[*j];
                 const int32_t y = mul.args[0] == s ? mul.args[1] : mul.args[0];
                 if (y == x && m.other_operand(mul, s) == x) {
-                    edit.replace({i, *j}, unary("aten.silu.default", x, mul.args.back(),
-                                                op.debug_handle));
+                    edit.replace({i, *j},
+                                 unary("aten.silu.default", x, mul.args.back(), op.debug_handle));
                 } else if (m.gate_mul(mul, s)) {
-                    edit.replace({i, *j}, gated<schema::MulSigmoid>(y, x, mul.args.back(),
-                                                                   op.debug_handle));
+                    edit.replace({i, *j},
+                                 gated<schema::MulSigmoid>(y, x, mul.args.back(), op.debug_handle));
                 }
             }
             continue;
         }
         // hardsigmoid, and hardswish when x times it follows.
         if (auto hs = m.hardsigmoid(i)) {
-            std::string name = hs->hardswish ? "aten.hardswish.default" : "aten.hardsigmoid.default";
+            std::string name =
+                hs->hardswish ? "aten.hardswish.default" : "aten.hardsigmoid.default";
             int32_t out = hs->out;
             auto j = hs->hardswish ? std::nullopt : m.sole_reader(hs->out, "aten.mul.Tensor");
             if (j && m.other_operand(g.chain[*j], hs->out) == hs->x) {
@@ -192,8 +194,8 @@ size_t fuse_activations(Graph& g) {
                 const OpCall& mul = g.chain[*j];
                 const int32_t y = mul.args[0] == hs->out ? mul.args[1] : mul.args[0];
                 hs->calls.push_back(*j);
-                edit.replace(hs->calls, gated<schema::MulHardsigmoid>(
-                                               y, hs->x, mul.args.back(), op.debug_handle));
+                edit.replace(hs->calls, gated<schema::MulHardsigmoid>(y, hs->x, mul.args.back(),
+                                                                      op.debug_handle));
                 continue;
             }
             edit.replace(hs->calls, unary(name, hs->x, out, op.debug_handle));

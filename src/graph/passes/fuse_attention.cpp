@@ -9,8 +9,8 @@
 
 #include "graph/passes/alias_reshapes.h"
 #include "graph/passes/graph_uses.h"
-#include "graph/schema/fused_ops.h"
 #include "graph/passes/strided_view.h"
+#include "graph/schema/fused_ops.h"
 
 namespace wgx::graph {
 namespace {
@@ -105,8 +105,7 @@ std::optional<int32_t> guarded_softmax(Match& m, int32_t id, int32_t scores) {
     if (!any) return std::nullopt;
     const OpCall& a = m.g.chain[*any];
     const Tensor* at = tensor_at(m.g, a.args[0]);
-    if (!at || !m.last_dim(a.args[1], at->dims.size()) ||
-        !m.flag(a.args[2]).value_or(false)) {
+    if (!at || !m.last_dim(a.args[1], at->dims.size()) || !m.flag(a.args[2]).value_or(false)) {
         return std::nullopt;
     }
     auto not1 = m.writer(m.through_reshapes(a.args[0]), "aten.logical_not.default", 2);
@@ -194,7 +193,8 @@ size_t fuse_attention(Graph& g) {
         }
         const int64_t B = qt->dims[0], Lq = qt->dims[1], D = qt->dims[2], Lk = kt->dims[2],
                       DV = vt->dims[2];
-        if (kt->dims != std::vector<int64_t>{B, D, Lk} || vt->dims != std::vector<int64_t>{B, Lk, DV} ||
+        if (kt->dims != std::vector<int64_t>{B, D, Lk} ||
+            vt->dims != std::vector<int64_t>{B, Lk, DV} ||
             ot->dims != std::vector<int64_t>{B, Lq, DV} || Lk > kMaxKeys || D > kMaxHeadSize ||
             DV > kMaxHeadSize) {
             continue;

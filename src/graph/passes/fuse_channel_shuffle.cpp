@@ -39,7 +39,8 @@ std::optional<int64_t> integer_at(const Graph& g, int32_t id, std::optional<int6
 // A clone that keeps the shape and the contiguous layout (alias_reshapes' rule): the bytes as
 // they are.
 bool is_clone(const Graph& g, const OpCall& op) {
-    return (op.name == "aten.clone.default" || op.name == "dim_order_ops._clone_dim_order.default") &&
+    return (op.name == "aten.clone.default" ||
+            op.name == "dim_order_ops._clone_dim_order.default") &&
            is_contiguous_reshape(g, op);
 }
 
@@ -51,8 +52,7 @@ bool is_view(const OpCall& op) {
 // Walks one cat's pattern; the calls it covers and the fused call, or nullopt.
 class Matcher {
   public:
-    Matcher(Graph& g, const Uses& uses, const ChainEdit& edit)
-        : g_(g), uses_(uses), edit_(edit) {}
+    Matcher(Graph& g, const Uses& uses, const ChainEdit& edit) : g_(g), uses_(uses), edit_(edit) {}
 
     std::optional<std::pair<std::vector<size_t>, OpCall>> match(size_t i) {
         calls_ = {i};
@@ -75,8 +75,8 @@ class Matcher {
         int64_t channels = 0;
         for (int32_t item : items->items) {
             const Tensor* t = tensor_at(g_, item);
-            if (!t || t->dtype != x->dtype || t->dynamic_bound || t->dims.size() != x->dims.size() ||
-                uses_.write_count(item) > 1) {
+            if (!t || t->dtype != x->dtype || t->dynamic_bound ||
+                t->dims.size() != x->dims.size() || uses_.write_count(item) > 1) {
                 return std::nullopt;
             }
             for (size_t k = 0; k < t->dims.size(); ++k) {
@@ -91,7 +91,8 @@ class Matcher {
         // [.., g, C / g, ..]: dim d split in two.
         if (!op || !is_view(*op)) return std::nullopt;
         const Tensor* v = tensor_at(g_, op->args.back());
-        if (!v || v->dtype != x->dtype || v->dynamic_bound || v->dims.size() != x->dims.size() + 1) {
+        if (!v || v->dtype != x->dtype || v->dynamic_bound ||
+            v->dims.size() != x->dims.size() + 1) {
             return std::nullopt;
         }
         for (size_t k = 0; k < x->dims.size(); ++k) {
@@ -123,7 +124,8 @@ class Matcher {
 
         // Without a split (the last block of a ShuffleNet stage) the shuffled tensor goes on
         // whole. Values are appended only now: the pointers above into g_.values die here.
-        std::optional<std::vector<int64_t>> sizes = op ? split_sizes(*op, d, channels) : std::nullopt;
+        std::optional<std::vector<int64_t>> sizes =
+            op ? split_sizes(*op, d, channels) : std::nullopt;
         int32_t out = cur;
         if (sizes && split_outputs_fit(op->args.back(), *sizes, d)) {
             calls_.push_back(uses_.reader.at(cur));
@@ -176,7 +178,8 @@ class Matcher {
     }
 
     // The pieces of a split of the shuffled tensor along `d`, or nullopt for any other call.
-    std::optional<std::vector<int64_t>> split_sizes(const OpCall& op, size_t d, int64_t channels) const {
+    std::optional<std::vector<int64_t>> split_sizes(const OpCall& op, size_t d,
+                                                    int64_t channels) const {
         if (op.args.size() != 4) return std::nullopt;
         auto dim = integer_at(g_, op.args[2], 0);
         if (!dim || wrap(*dim, dims_.size()) != static_cast<int64_t>(d)) return std::nullopt;

@@ -9,8 +9,9 @@
 // pattern (and is no graph output), becomes one call
 //     wgx.channel_shuffle([a, b, ...], d, g, sizes or none) -> (o1, o2, ...) or y
 // at the position of the last call it replaces. ShuffleNetV2 has this in every block: the
-// cat's, the permute's and the split's dispatches (one per piece), four in all, become one. The ExecuTorch Vulkan partitioner's
-// export clones after the cat and after the second view; the portable export (a
+// cat's, the permute's and the split's dispatches (one per piece), four in all, become one. The
+// ExecuTorch Vulkan partitioner's export clones after the cat and after the second view; the
+// portable export (a
 // `.contiguous()` after the transpose) clones after the permute.
 //
 // Runs before alias_reshapes, so the views are still view_copy calls here.

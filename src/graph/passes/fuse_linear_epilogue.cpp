@@ -7,8 +7,8 @@
 
 #include "graph/passes/alias_reshapes.h"
 #include "graph/passes/graph_uses.h"
-#include "graph/schema/fused_ops.h"
 #include "graph/passes/permutation.h"
+#include "graph/schema/fused_ops.h"
 
 namespace wgx::graph {
 namespace {
@@ -34,8 +34,8 @@ struct Pattern {
     std::vector<size_t> calls;  // the linear layer, then every call taken, in chain order
     size_t committed = 1;       // calls[0, committed) end with a real step (not a reshape)
     Step last = Step::linear;
-    int32_t value;              // the value the next call must read
-    int32_t out;                // the output of the last real step
+    int32_t value;  // the value the next call must read
+    int32_t out;    // the output of the last real step
     schema::Activation activation = schema::Activation::none;
     bool channels_first = false;
     int64_t batch = 0, rows = 0;  // channels_first: out is [batch, N, rows...]
@@ -129,7 +129,8 @@ size_t fuse_linear_epilogue(Graph& g) {
         if (!is_null(g, b) && !plain_f32(g, b)) continue;
         if (!stable(x) || !stable(w) || (!is_null(g, b) && !stable(b))) continue;
         const int64_t features = wt->dims[0];
-        const int64_t total = element_count(tt->dims);  // M * N: every value of the chain holds as many
+        const int64_t total =
+            element_count(tt->dims);  // M * N: every value of the chain holds as many
 
         Pattern p;
         p.calls = {i};
@@ -167,8 +168,7 @@ size_t fuse_linear_epilogue(Graph& g) {
                 auto gamma = other_operand(op, p.value);
                 const Tensor* gt = gamma ? plain_f32(g, *gamma) : nullptr;
                 if (!gt || !stable(*gamma) || nt->dims != vt->dims ||
-                    !is_per_feature(gt->dims, vt->dims, features,
-                                    p.channels_first ? p.rows : 1)) {
+                    !is_per_feature(gt->dims, vt->dims, features, p.channels_first ? p.rows : 1)) {
                     break;
                 }
                 p.scale = *gamma;
@@ -195,7 +195,7 @@ size_t fuse_linear_epilogue(Graph& g) {
             }
         }
         if (p.committed < 2) continue;  // nothing but reshapes follow the linear layer
-        p.calls.resize(p.committed);  // reshapes after the last step stay
+        p.calls.resize(p.committed);    // reshapes after the last step stay
 
         OpCall fused;
         fused.name = std::string(Fused::name);
@@ -207,8 +207,7 @@ size_t fuse_linear_epilogue(Graph& g) {
         g.values.emplace_back(String{std::string(schema::activation_name(p.activation))});
         fused.args[Fused::activation] = static_cast<int32_t>(g.values.size() - 1);
         fused.args[Fused::scale] = p.scale >= 0 ? p.scale : append_number(g, std::nullopt);
-        fused.args[Fused::residual] =
-            p.residual >= 0 ? p.residual : append_number(g, std::nullopt);
+        fused.args[Fused::residual] = p.residual >= 0 ? p.residual : append_number(g, std::nullopt);
         g.values.emplace_back(Bool{p.channels_first});
         fused.args[Fused::channels_first] = static_cast<int32_t>(g.values.size() - 1);
         fused.args[Fused::out] = p.out;

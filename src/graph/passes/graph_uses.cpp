@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 namespace wgx::graph {
 
@@ -105,10 +105,14 @@ std::optional<double> constant_scalar(const Graph& g, const Uses& uses, int32_t 
             const auto& bytes = g.constants[static_cast<size_t>(t->constant_id)].bytes;
             const uint8_t* p = bytes.data();
             switch (t->dtype) {
-                case DType::f32: return bytes.size() >= 4 ? std::optional(load<float>(p)) : std::nullopt;
-                case DType::f64: return bytes.size() >= 8 ? std::optional(load<double>(p)) : std::nullopt;
-                case DType::i32: return bytes.size() >= 4 ? std::optional(load<int32_t>(p)) : std::nullopt;
-                case DType::i64: return bytes.size() >= 8 ? std::optional(load<int64_t>(p)) : std::nullopt;
+                case DType::f32:
+                    return bytes.size() >= 4 ? std::optional(load<float>(p)) : std::nullopt;
+                case DType::f64:
+                    return bytes.size() >= 8 ? std::optional(load<double>(p)) : std::nullopt;
+                case DType::i32:
+                    return bytes.size() >= 4 ? std::optional(load<int32_t>(p)) : std::nullopt;
+                case DType::i64:
+                    return bytes.size() >= 8 ? std::optional(load<int64_t>(p)) : std::nullopt;
                 default: return std::nullopt;
             }
         }
@@ -169,7 +173,8 @@ size_t ChainEdit::apply(Graph& g) {
     for (size_t i = 0; i < g.chain.size(); ++i) {
         if (auto it = placed_.find(i); it != placed_.end()) {
             for (size_t a = 0; a + 1 < it->second.args.size(); ++a) {
-                for_each_arg_value(g, it->second.args[a], [&](int32_t id) { read_later.insert(id); });
+                for_each_arg_value(g, it->second.args[a],
+                                   [&](int32_t id) { read_later.insert(id); });
             }
             chain.push_back(std::move(it->second));
         } else if (!taken_[i]) {
@@ -179,7 +184,8 @@ size_t ChainEdit::apply(Graph& g) {
     g.chain = std::move(chain);
     for (int32_t id : read_later) {
         if (id < 0 || static_cast<size_t>(id) >= g.values.size()) continue;
-        if (auto* t = std::get_if<Tensor>(&g.values[static_cast<size_t>(id)]); t && t->constant_id < 0) {
+        if (auto* t = std::get_if<Tensor>(&g.values[static_cast<size_t>(id)]);
+            t && t->constant_id < 0) {
             t->mem_obj_id = -1;
         }
     }
@@ -197,8 +203,8 @@ size_t drop_unread_calls(Graph& g, const std::function<bool(const OpCall&)>& rem
         std::vector<OpCall> kept;
         for (OpCall& op : g.chain) {
             if (!op.args.empty() && tensor_at(g, op.args.back()) &&
-                uses.read_count(op.args.back()) == 0 &&
-                !uses.graph_outputs.count(op.args.back()) && removable(op)) {
+                uses.read_count(op.args.back()) == 0 && !uses.graph_outputs.count(op.args.back()) &&
+                removable(op)) {
                 ++dropped;
                 again = true;
                 continue;

@@ -7,8 +7,8 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <string_view>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "graph/graph.h"

@@ -19,7 +19,8 @@ std::optional<std::vector<int64_t>> permutation_at(const Graph& graph, int32_t i
     return perm;
 }
 
-std::vector<int64_t> compose(const std::vector<int64_t>& first, const std::vector<int64_t>& second) {
+std::vector<int64_t> compose(const std::vector<int64_t>& first,
+                             const std::vector<int64_t>& second) {
     // Output dim i of the second permute is its input's dim second[i], which is x's dim
     // first[second[i]].
     std::vector<int64_t> result;

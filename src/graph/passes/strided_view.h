@@ -33,10 +33,11 @@ StridedView selected(const StridedView& v, size_t dim, int64_t index);
 std::optional<StridedView> reshaped(const StridedView& v, const std::vector<int64_t>& dims);
 
 // Follows tensor `id` back through the calls that only re-index it (contiguous reshapes and
-// shape-keeping copies as passes/alias_reshapes.h defines them, permute_copy, select_copy.int) and, when `scales`, through mul.Scalar, to the first tensor
-// another kind of call wrote (or that cannot be followed further); the calls passed are
-// appended to `through`. Every tensor passed must be float32, written once, and the view
-// expressible with strides; where that fails the walk stops there.
+// shape-keeping copies as passes/alias_reshapes.h defines them, permute_copy, select_copy.int) and,
+// when `scales`, through mul.Scalar, to the first tensor another kind of call wrote (or that cannot
+// be followed further); the calls passed are appended to `through`. Every tensor passed must be
+// float32, written once, and the view expressible with strides; where that fails the walk stops
+// there.
 StridedView trace_view(const Graph& graph, const Uses& uses, int32_t id, bool scales,
                        std::vector<size_t>* through = nullptr);
 

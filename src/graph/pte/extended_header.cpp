@@ -18,7 +18,8 @@ constexpr uint32_t kWithDataSizeLength = 32;  // ... plus segment data size
 
 std::optional<ExtendedHeader> read_extended_header(std::span<const uint8_t> bytes,
                                                    std::string_view file) {
-    if (bytes.size() < kHeaderStart + 4 || std::memcmp(bytes.data() + kHeaderStart, "eh00", 4) != 0) {
+    if (bytes.size() < kHeaderStart + 4 ||
+        std::memcmp(bytes.data() + kHeaderStart, "eh00", 4) != 0) {
         return std::nullopt;
     }
     if (bytes.size() < kHeaderStart + kMinimumLength) {

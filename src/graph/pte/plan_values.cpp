@@ -51,10 +51,8 @@ class PlanValueConverter {
     Value convert(uint32_t id) {
         const fb::EValue& value = *values_->Get(id);
         switch (value.val_type()) {
-            case fb::KernelTypes::NONE:
-                error(cat("value ", id, " has no type"));
-            case fb::KernelTypes::Null:
-                return Null{};
+            case fb::KernelTypes::NONE: error(cat("value ", id, " has no type"));
+            case fb::KernelTypes::Null: return Null{};
             case fb::KernelTypes::Int:
                 if (auto* v = value.val_as_Int()) {
                     if (dynamic_ints_.count(static_cast<int32_t>(id))) return SymInt{v->int_val()};
@@ -151,24 +149,15 @@ class PlanValueConverter {
 
     DType dtype_of(fb::ScalarType type, const std::string& what) const {
         switch (type) {
-            case fb::ScalarType::BYTE:
-                return DType::u8;
-            case fb::ScalarType::CHAR:
-                return DType::i8;
-            case fb::ScalarType::INT:
-                return DType::i32;
-            case fb::ScalarType::LONG:
-                return DType::i64;
-            case fb::ScalarType::HALF:
-                return DType::f16;
-            case fb::ScalarType::FLOAT:
-                return DType::f32;
-            case fb::ScalarType::DOUBLE:
-                return DType::f64;
-            case fb::ScalarType::BOOL:
-                return DType::boolean;
-            default:
-                break;
+            case fb::ScalarType::BYTE: return DType::u8;
+            case fb::ScalarType::CHAR: return DType::i8;
+            case fb::ScalarType::INT: return DType::i32;
+            case fb::ScalarType::LONG: return DType::i64;
+            case fb::ScalarType::HALF: return DType::f16;
+            case fb::ScalarType::FLOAT: return DType::f32;
+            case fb::ScalarType::DOUBLE: return DType::f64;
+            case fb::ScalarType::BOOL: return DType::boolean;
+            default: break;
         }
         const char* name = fb::EnumNameScalarType(type);
         error(cat(what, " has scalar type ", (name && *name) ? name : "(unknown)", " (",
@@ -198,11 +187,8 @@ class PlanValueConverter {
         }
         check_dim_order(source, tensor, what);
         switch (source.shape_dynamism()) {
-            case fb::TensorShapeDynamism::STATIC:
-                break;
-            case fb::TensorShapeDynamism::DYNAMIC_BOUND:
-                tensor.dynamic_bound = true;
-                break;
+            case fb::TensorShapeDynamism::STATIC: break;
+            case fb::TensorShapeDynamism::DYNAMIC_BOUND: tensor.dynamic_bound = true; break;
             default:
                 error(cat(what, " has unbounded dynamic shape (shape_dynamism ",
                           static_cast<int>(source.shape_dynamism()),

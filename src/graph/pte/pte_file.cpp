@@ -148,8 +148,7 @@ std::span<const uint8_t> PteFile::delegate_payload(const fb::BackendDelegate& de
             if (!data) return {};
             return {data->data(), data->size()};
         }
-        case fb::DataLocation::SEGMENT:
-            return segment(processed->index(), purpose);
+        case fb::DataLocation::SEGMENT: return segment(processed->index(), purpose);
     }
     fail(name_, cat(purpose, " has unknown data location ", static_cast<int>(processed->location()),
                     " (expected INLINE 0 or SEGMENT 1)"));

@@ -47,8 +47,17 @@ constexpr std::optional<Activation> activation_named(std::string_view name) {
 struct Convolution {
     static constexpr std::string_view name = "aten.convolution.default";
     enum : size_t {
-        input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,
-        out, count
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        dilation,
+        transposed,
+        output_padding,
+        groups,
+        out,
+        count
     };
     static constexpr size_t prefix = groups + 1;  // the shared arguments, input .. groups
 };
@@ -81,9 +90,7 @@ struct LinearEpilogue {
 // wgx.attention.default: softmax(scale * q @ k^T) @ v over strided views of q, k and v.
 struct Attention {
     static constexpr std::string_view name = "wgx.attention.default";
-    enum : size_t {
-        q, k, v, q_view, k_view, v_view, sizes, scale, zero_masked_rows, out, count
-    };
+    enum : size_t { q, k, v, q_view, k_view, v_view, sizes, scale, zero_masked_rows, out, count };
     // `sizes` holds [B, Lq, Lk, D, DV]; each view [offset, batch, row, col] element strides.
     static constexpr size_t sizes_count = 5, view_count = 4;
 };

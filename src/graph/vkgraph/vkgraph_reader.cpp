@@ -113,10 +113,8 @@ class VkGraphReader {
 
     Value read_value(const vk::VkValue& value, uint32_t id) {
         switch (value.value_type()) {
-            case vk::GraphTypes::NONE:
-                error(cat("value ", id, " has no type"));
-            case vk::GraphTypes::Null:
-                return Null{};
+            case vk::GraphTypes::NONE: error(cat("value ", id, " has no type"));
+            case vk::GraphTypes::Null: return Null{};
             case vk::GraphTypes::Int:
                 if (auto* v = value.value_as_Int()) return Int{v->int_val()};
                 break;
@@ -178,24 +176,15 @@ class VkGraphReader {
 
     DType dtype_of(vk::VkDataType type, uint32_t id) const {
         switch (type) {
-            case vk::VkDataType::BOOL:
-                return DType::boolean;
-            case vk::VkDataType::UINT8:
-                return DType::u8;
-            case vk::VkDataType::INT8:
-                return DType::i8;
-            case vk::VkDataType::INT32:
-                return DType::i32;
-            case vk::VkDataType::FLOAT16:
-                return DType::f16;
-            case vk::VkDataType::FLOAT32:
-                return DType::f32;
-            case vk::VkDataType::FLOAT64:
-                return DType::f64;
-            case vk::VkDataType::INT64:
-                return DType::i64;
-            case vk::VkDataType::UNSET:
-                break;
+            case vk::VkDataType::BOOL: return DType::boolean;
+            case vk::VkDataType::UINT8: return DType::u8;
+            case vk::VkDataType::INT8: return DType::i8;
+            case vk::VkDataType::INT32: return DType::i32;
+            case vk::VkDataType::FLOAT16: return DType::f16;
+            case vk::VkDataType::FLOAT32: return DType::f32;
+            case vk::VkDataType::FLOAT64: return DType::f64;
+            case vk::VkDataType::INT64: return DType::i64;
+            case vk::VkDataType::UNSET: break;
         }
         error(cat("tensor value ", id, " has data type ", static_cast<int>(type),
                   type == vk::VkDataType::UNSET ? " (UNSET)" : " (unknown)",

@@ -57,8 +57,8 @@ size_t coalesce_dims(std::array<uint32_t, kMaxRank>& sizes,
         for (const auto* s : strides) {
             // Dim d is outside the kept dim (kept - 1) when its stride is the kept one's
             // stride times the kept dim's size.
-            if (merge && uint64_t((*s)[d]) !=
-                             uint64_t(new_strides[k][kept - 1]) * new_sizes[kept - 1]) {
+            if (merge &&
+                uint64_t((*s)[d]) != uint64_t(new_strides[k][kept - 1]) * new_sizes[kept - 1]) {
                 merge = false;
             }
             ++k;

@@ -12,9 +12,10 @@ void expect_contiguous_dim_order(const Args& args, size_t i, int rank) {
     bool identity = static_cast<int>(order.size()) == rank;
     for (size_t d = 0; identity && d < order.size(); ++d) identity = order[d] == int64_t(d);
     if (!identity) {
-        args.fail(fmt::format("dim_order [{}] is not the contiguous order for rank {}; only "
-                              "contiguous tensors are supported.",
-                              fmt::join(order, ", "), rank));
+        args.fail(
+            fmt::format("dim_order [{}] is not the contiguous order for rank {}; only "
+                        "contiguous tensors are supported.",
+                        fmt::join(order, ", "), rank));
     }
 }
 

@@ -91,8 +91,8 @@ void expect_shape(const Args& args, const Tensor& t, const Shape& want, std::str
 
 void expect_indexable(const Args& args, const Tensor& t, std::string_view name) {
     if (t.numel() > std::numeric_limits<int32_t>::max()) {
-        args.fail(fmt::format("{} has {} elements; kernels index at most 2^31 - 1.", name,
-                              t.numel()));
+        args.fail(
+            fmt::format("{} has {} elements; kernels index at most 2^31 - 1.", name, t.numel()));
     }
 }
 

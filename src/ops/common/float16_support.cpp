@@ -16,10 +16,10 @@ DType one_float_type(const Recorder& rec, const Args& args,
         if (!first) {
             first = &entry;
         } else if (st != storage_dtype(first->first->dtype())) {
-            args.fail(fmt::format("{} is {} but {} is {}: the tensors must be all float32 or all "
-                                  "float16.",
-                                  first->second, dtype_name(first->first->dtype()), name,
-                                  dtype_name(t->dtype())));
+            args.fail(fmt::format(
+                "{} is {} but {} is {}: the tensors must be all float32 or all "
+                "float16.",
+                first->second, dtype_name(first->first->dtype()), name, dtype_name(t->dtype())));
         }
     }
     if (!first) args.fail("no tensor arguments.");

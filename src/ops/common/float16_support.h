@@ -18,9 +18,10 @@ namespace wgx::ops {
 // the device lacks it, instead of a shader compilation error.
 inline void expect_float16_support(const Recorder& rec, const Args& args, DType dtype) {
     if (storage_dtype(dtype) == DType::f16 && !rec.device().features.shader_f16) {
-        args.fail(fmt::format("float16 tensors need the device feature shader-f16, which {} "
-                              "was not granted.",
-                              rec.device().adapter.name));
+        args.fail(
+            fmt::format("float16 tensors need the device feature shader-f16, which {} "
+                        "was not granted.",
+                        rec.device().adapter.name));
     }
 }
 

@@ -13,8 +13,8 @@ const char* wgsl_scalar(DType dtype) {
         case DType::f16: return "f16";
         default: break;
     }
-    throw InvalidArgument(fmt::format("dtype {} has no plain WGSL element type.",
-                                      dtype_name(dtype)));
+    throw InvalidArgument(
+        fmt::format("dtype {} has no plain WGSL element type.", dtype_name(dtype)));
 }
 
 std::string wgsl_alias(DType dtype, const char* name) {

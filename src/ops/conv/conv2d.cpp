@@ -83,8 +83,7 @@ std::string params_wgsl(const ConvProblem& pr) {
 // (group z multiplies its C_out / groups weight rows by its C_in / groups input planes, into its
 // C_out / groups output planes; every stride below then steps one group).
 void record_as_gemm(const ConvJob& job, const Tensor& b, uint64_t K, std::string_view kind,
-                    std::optional<GemmConvGeometry> implicit = std::nullopt,
-                    bool grouped = false) {
+                    std::optional<GemmConvGeometry> implicit = std::nullopt, bool grouped = false) {
     const ConvProblem& pr = job.pr;
     const uint64_t HW = uint64_t(pr.H_out) * uint64_t(pr.W_out);
     const uint64_t rows = uint64_t(pr.C_out) / (grouped ? pr.groups : 1);
@@ -146,10 +145,9 @@ void record_im2col_gemm(const ConvJob& job) {
     ConvParams q = job.p;
     q.threads = uint32_t(unfolded);
     const uint32_t iwg = rec.workgroup_size(256);
-    Kernel unfold = rec.kernel(fmt::format("{}/im2col{}", job.args.op(),
-                                           pr.dtype == DType::f16 ? " f16" : ""),
-                               params_wgsl(pr) + std::string(wgsl::ops_conv_im2col),
-                               {{"WG", double(iwg)}});
+    Kernel unfold =
+        rec.kernel(fmt::format("{}/im2col{}", job.args.op(), pr.dtype == DType::f16 ? " f16" : ""),
+                   params_wgsl(pr) + std::string(wgsl::ops_conv_im2col), {{"WG", double(iwg)}});
     rec.dispatch(unfold, {job.t.input, cols, Binding::uniform(q)}, rec.grid_1d(unfolded, iwg));
     record_as_gemm(job, cols, K, "im2col_gemm");
 }
@@ -185,8 +183,9 @@ double has_residual(const ConvProblem& pr) { return pr.has_residual ? 1.0 : 0.0;
 // shaders read them only under kConvHasBias and HAS_RESIDUAL.
 void dispatch_direct(const ConvJob& job, const Kernel& kern, const ConvParams& u, Grid grid) {
     const ConvOperands& t = job.t;
-    job.rec.dispatch(kern, {t.input, t.weight, t.bias ? *t.bias : t.weight, t.out,
-                            Binding::uniform(u), t.residual ? *t.residual : t.input},
+    job.rec.dispatch(kern,
+                     {t.input, t.weight, t.bias ? *t.bias : t.weight, t.out, Binding::uniform(u),
+                      t.residual ? *t.residual : t.input},
                      grid);
 }
 
@@ -203,11 +202,10 @@ void record_depthwise_tiled(const ConvJob& job) {
     const ConvProblem& pr = job.pr;
     const uint64_t tiles_x = (uint64_t(pr.W_out) + 31) / 32, tiles_y = (uint64_t(pr.H_out) + 7) / 8;
     const uint64_t planes = uint64_t(pr.N) * uint64_t(pr.C_out);
-    Kernel kern = job.rec.kernel(direct_label(job, "depthwise_tiled"),
-                                 direct_common_wgsl(pr) +
-                                     std::string(wgsl::ops_conv_conv2d_depthwise_tiled),
-                                 {{"HAS_RESIDUAL", has_residual(pr)},
-                                  {"KH", double(job.p.kH)}, {"KW", double(job.p.kW)}});
+    Kernel kern = job.rec.kernel(
+        direct_label(job, "depthwise_tiled"),
+        direct_common_wgsl(pr) + std::string(wgsl::ops_conv_conv2d_depthwise_tiled),
+        {{"HAS_RESIDUAL", has_residual(pr)}, {"KH", double(job.p.kH)}, {"KW", double(job.p.kW)}});
     dispatch_direct(job, kern, job.p, Grid{uint32_t(tiles_x), uint32_t(tiles_y), uint32_t(planes)});
 }
 
@@ -220,11 +218,13 @@ void record_depthwise(const ConvJob& job) {
         uint64_t(pr.N) * uint64_t(pr.C_out) * uint64_t(pr.H_out) * job.p.x_blocks;
     ConvParams u = job.p;
     u.threads = direct_threads(job, threads);
-    Kernel kern = job.rec.kernel(direct_label(job, "depthwise"),
-                                 direct_common_wgsl(pr) +
-                                     std::string(wgsl::ops_conv_conv2d_depthwise),
-                                 {{"WG", double(wg)}, {"HAS_RESIDUAL", has_residual(pr)},
-                                  {"KH", double(job.p.kH)}, {"KW", double(job.p.kW)}});
+    Kernel kern =
+        job.rec.kernel(direct_label(job, "depthwise"),
+                       direct_common_wgsl(pr) + std::string(wgsl::ops_conv_conv2d_depthwise),
+                       {{"WG", double(wg)},
+                        {"HAS_RESIDUAL", has_residual(pr)},
+                        {"KH", double(job.p.kH)},
+                        {"KW", double(job.p.kW)}});
     dispatch_direct(job, kern, u, job.rec.grid_1d(threads, wg));
 }
 
@@ -238,9 +238,9 @@ void record_direct(const ConvJob& job) {
     ConvParams u = job.p;
     u.threads = direct_threads(job, threads);
     Kernel kern = job.rec.kernel(direct_label(job, pr.transposed ? "direct_t" : "direct"),
-                                 direct_common_wgsl(pr) +
-                                     std::string(wgsl::ops_conv_conv2d_direct),
-                                 {{"WG", double(wg)}, {"TRANSPOSED", pr.transposed ? 1.0 : 0.0},
+                                 direct_common_wgsl(pr) + std::string(wgsl::ops_conv_conv2d_direct),
+                                 {{"WG", double(wg)},
+                                  {"TRANSPOSED", pr.transposed ? 1.0 : 0.0},
                                   {"HAS_RESIDUAL", has_residual(pr)}});
     dispatch_direct(job, kern, u, job.rec.grid_1d(threads, wg));
 }

@@ -18,10 +18,10 @@ struct ConvParams {
     uint32_t C_out, H_out, W_out, groups;
     uint32_t kH, kW, stride_h, stride_w;
     uint32_t pad_h, pad_w, dil_h, dil_w;
-    uint32_t cin_g, cout_g;          // channels per group
-    uint32_t co_blocks, x_blocks;    // ceil(cout_g / 4), ceil(W_out / 4): per-thread tiles
-    uint32_t threads;                // invocations of the 1-D kernels
-    uint32_t flags;                  // kConvHasBias | kConvHasMin | kConvHasMax
+    uint32_t cin_g, cout_g;        // channels per group
+    uint32_t co_blocks, x_blocks;  // ceil(cout_g / 4), ceil(W_out / 4): per-thread tiles
+    uint32_t threads;              // invocations of the 1-D kernels
+    uint32_t flags;                // kConvHasBias | kConvHasMin | kConvHasMax
     float out_min, out_max;
 };
 static_assert(sizeof(ConvParams) == 96);
@@ -38,7 +38,8 @@ inline constexpr uint32_t kConvHasBias = 1, kConvHasMin = 2, kConvHasMax = 4;
 enum class ConvSchema {
     plain,           // aten.convolution: nothing
     clamp,           // et_vk.conv_with_clamp: output_min?, output_max?
-    residual_clamp,  // wgx.conv_add_clamp (the fusion pass's op): residual, output_min?, output_max?
+    residual_clamp,  // wgx.conv_add_clamp (the fusion pass's op): residual, output_min?,
+                     // output_max?
     activation,      // wgx.conv_activation (the fusion pass's op): activation ("silu", "hardswish")
 };
 

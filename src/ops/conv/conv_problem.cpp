@@ -33,8 +33,7 @@ std::array<int64_t, 2> spatial(const Args& args, size_t i, const char* name, int
     }
     for (int64_t x : v) {
         if (x < min) {
-            args.fail(fmt::format("{} values must be >= {}, got {}.", name, min,
-                                  list_string(v)));
+            args.fail(fmt::format("{} values must be >= {}, got {}.", name, min, list_string(v)));
         }
     }
     // 1-D convolutions become 2-D ones over a height of 1: the height gets the neutral value.
@@ -55,8 +54,10 @@ std::optional<float> bound(const Args& args, size_t i, const char* name) {
 Activation activation_arg(const Args& args, size_t i) {
     const auto* s = std::get_if<std::string>(&args[i].value());
     if (s == nullptr) {
-        args.fail(fmt::format("argument {} (activation) must be a string, \"silu\" or "
-                              "\"hardswish\"; got {}.", i, args[i].describe()));
+        args.fail(
+            fmt::format("argument {} (activation) must be a string, \"silu\" or "
+                        "\"hardswish\"; got {}.",
+                        i, args[i].describe()));
     }
     const std::optional<Activation> a = schema::activation_named(*s);
     if (a == Activation::silu || a == Activation::hardswish) return *a;
@@ -76,7 +77,7 @@ ParsedConvolution parse_convolution(const Recorder& rec, const Args& args, ConvS
     const size_t count = form == ConvSchema::plain        ? Conv::count
                          : form == ConvSchema::activation ? schema::ConvActivation::count
                          : form == ConvSchema::clamp      ? size_t(schema::ConvWithClamp::count)
-                                                            : size_t(schema::ConvAddClamp::count);
+                                                          : size_t(schema::ConvAddClamp::count);
     args.expect_count(count, count);
     const size_t out_index = args.size() - 1;
     const Tensor& input = args.tensor(Conv::input, "input");
@@ -85,8 +86,8 @@ ParsedConvolution parse_convolution(const Recorder& rec, const Args& args, ConvS
     const Tensor& out = args.tensor(out_index, "out");
 
     const Activation activation = form == ConvSchema::activation
-                                          ? activation_arg(args, schema::ConvActivation::activation)
-                                          : Activation::none;
+                                      ? activation_arg(args, schema::ConvActivation::activation)
+                                      : Activation::none;
     std::optional<Tensor> residual;
     if (form == ConvSchema::residual_clamp) {
         residual = args.tensor(schema::ConvAddClamp::residual, "residual");
@@ -99,9 +100,11 @@ ParsedConvolution parse_convolution(const Recorder& rec, const Args& args, ConvS
     // dtypes: one float type throughout, float32 (float64 data is stored as float32 too) or
     // float16 (stored as float16, computed in float32, rounded once on the store).
     const DType dt = one_float_type(rec, args,
-                                    {{&input, "input"}, {&weight, "weight"},
+                                    {{&input, "input"},
+                                     {&weight, "weight"},
                                      {bias ? &*bias : nullptr, "bias"},
-                                     {residual ? &*residual : nullptr, "residual"}, {&out, "out"}});
+                                     {residual ? &*residual : nullptr, "residual"},
+                                     {&out, "out"}});
 
     // ranks: [N, C, L] (1-D) or [N, C, H, W] (2-D); weight and out of the same rank.
     if (input.rank() != 3 && input.rank() != 4) {
@@ -137,8 +140,8 @@ ParsedConvolution parse_convolution(const Recorder& rec, const Args& args, ConvS
     auto ws = as4(weight.shape());
     const int64_t kH = ws[2], kW = ws[3];
     if (C_in % groups != 0) {
-        args.fail(fmt::format("input channels ({}) must be divisible by groups ({}).", C_in,
-                              groups));
+        args.fail(
+            fmt::format("input channels ({}) must be divisible by groups ({}).", C_in, groups));
     }
     const int64_t cin_g = C_in / groups;
     int64_t C_out = 0;
@@ -146,14 +149,15 @@ ParsedConvolution parse_convolution(const Recorder& rec, const Args& args, ConvS
         // weight [C_out, C_in / groups, kH, kW]
         C_out = ws[0];
         if (ws[1] != cin_g || C_out % groups != 0) {
-            args.fail(fmt::format("weight {} must be [C_out, C_in / groups = {}, ...] with C_out "
-                                  "divisible by groups ({}), for input {}.",
-                                  shape_string(weight.shape()), cin_g, groups,
-                                  shape_string(input.shape())));
+            args.fail(fmt::format(
+                "weight {} must be [C_out, C_in / groups = {}, ...] with C_out "
+                "divisible by groups ({}), for input {}.",
+                shape_string(weight.shape()), cin_g, groups, shape_string(input.shape())));
         }
         if (out_pad[0] != 0 || out_pad[1] != 0) {
-            args.fail(fmt::format("output_padding {} must be zero unless transposed.",
-                                  list_string(args.int_list(Conv::output_padding, "output_padding"))));
+            args.fail(
+                fmt::format("output_padding {} must be zero unless transposed.",
+                            list_string(args.int_list(Conv::output_padding, "output_padding"))));
         }
     } else {
         // weight [C_in, C_out / groups, kH, kW]
@@ -164,14 +168,15 @@ ParsedConvolution parse_convolution(const Recorder& rec, const Args& args, ConvS
         C_out = ws[1] * groups;
         for (int d = 0; d < 2; ++d) {
             if (out_pad[d] >= stride[d] && out_pad[d] >= dilation[d]) {
-                args.fail(fmt::format("output_padding {} must be smaller than stride or dilation.",
-                                      list_string(args.int_list(Conv::output_padding, "output_padding"))));
+                args.fail(fmt::format(
+                    "output_padding {} must be smaller than stride or dilation.",
+                    list_string(args.int_list(Conv::output_padding, "output_padding"))));
             }
         }
     }
     if (bias && (bias->rank() != 1 || bias->shape()[0] != C_out)) {
-        args.fail(fmt::format("bias must have shape [{}], got {}.", C_out,
-                              shape_string(bias->shape())));
+        args.fail(
+            fmt::format("bias must have shape [{}], got {}.", C_out, shape_string(bias->shape())));
     }
 
     // Output size, PyTorch's formulas.

@@ -75,9 +75,9 @@ void record_binary(Recorder& rec, const BinarySpec& spec, const Tensor& a, const
     std::string source = wgsl_storage_and_compute(a.dtype()) + binary_helpers(storage) +
                          fmt::format("fn apply(x: T, y: T) -> T {{ {} }}\n", spec.apply) +
                          std::string(wgsl::ops_elementwise_binary);
-    Kernel k = rec.kernel(fmt::format("{}{}", spec.op, same ? "/same_shape" : "/broadcast"),
-                          std::move(source),
-                          {{"WG", double(wg)}, {"SAME_SHAPE", same ? 1.0 : 0.0}});
+    Kernel k =
+        rec.kernel(fmt::format("{}{}", spec.op, same ? "/same_shape" : "/broadcast"),
+                   std::move(source), {{"WG", double(wg)}, {"SAME_SHAPE", same ? 1.0 : 0.0}});
     rec.dispatch(k, {a, b, out, Binding::uniform(p)}, rec.grid_1d(out.numel(), wg));
 }
 

@@ -24,14 +24,15 @@ static_assert(offsetof(BinaryParams, a_strides) == 48);
 static_assert(offsetof(BinaryParams, b_strides) == 80);
 
 struct BinarySpec {
-    std::string_view op;     // op name for labels and messages
+    std::string_view op;  // op name for labels and messages
     // WGSL body of `fn apply(x: T, y: T) -> T`, e.g. "return x * y;". T is the compute type:
     // f32 for float32 and float16 tensors, i32 for int32.
     std::string_view apply;
     bool float_only = false;
 };
 
-// Records out = apply(a, b) with broadcasting (float16 needs the device's shader-f16). `alpha` is visible to `apply` as params.alpha.
+// Records out = apply(a, b) with broadcasting (float16 needs the device's shader-f16). `alpha` is
+// visible to `apply` as params.alpha.
 void record_binary(Recorder& rec, const BinarySpec& spec, const Tensor& a, const Tensor& b,
                    const Tensor& out, float alpha, const Args& args);
 

@@ -35,8 +35,7 @@ class BinaryOp final : public BuiltinOp {
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, row_.alpha ? 4 : 3);
-        const double alpha =
-            args.size() == 4 && !args.is_none(2) ? args.number(2, "alpha") : 1.0;
+        const double alpha = args.size() == 4 && !args.is_none(2) ? args.number(2, "alpha") : 1.0;
         record_binary(rec, row_.spec, args.tensor(0, "self"), args.tensor(1, "other"),
                       args.tensor(args.size() - 1, "out"), static_cast<float>(alpha), args);
     }

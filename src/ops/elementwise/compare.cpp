@@ -57,12 +57,12 @@ void record_compare(Recorder& rec, std::string_view op, std::string_view wgsl_op
 
     uint32_t wg = rec.workgroup_size(256);
     // Float16 compares in f32 (exact: every half is a float), against the scalar as given.
-    std::string source = wgsl_storage_and_compute(a.dtype()) +
-                         fmt::format("fn apply(x: T, y: T) -> bool {{ return x {} y; }}\n",
-                                     wgsl_op) +
-                         std::string(wgsl::ops_elementwise_compare);
-    Kernel k = rec.kernel(op, std::move(source),
-                          {{"WG", double(wg)}, {"B_SCALAR", scalar ? 1.0 : 0.0}});
+    std::string source =
+        wgsl_storage_and_compute(a.dtype()) +
+        fmt::format("fn apply(x: T, y: T) -> bool {{ return x {} y; }}\n", wgsl_op) +
+        std::string(wgsl::ops_elementwise_compare);
+    Kernel k =
+        rec.kernel(op, std::move(source), {{"WG", double(wg)}, {"B_SCALAR", scalar ? 1.0 : 0.0}});
     rec.dispatch(k, {a, b, out, Binding::uniform(p)}, rec.grid_1d(ceil_div(out.numel(), 4), wg));
 }
 

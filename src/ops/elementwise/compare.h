@@ -21,7 +21,6 @@ static_assert(sizeof(CompareParams) == 112);
 
 // Records out = (a <op> b); `wgsl_op` is the WGSL operator ("==", "<", ...). With `scalar`,
 // b is that number (the .Scalar forms). Args: [self, other, out].
-void record_compare(Recorder& rec, std::string_view op, std::string_view wgsl_op,
-                    const Args& args);
+void record_compare(Recorder& rec, std::string_view op, std::string_view wgsl_op, const Args& args);
 
 }  // namespace wgx::ops

@@ -27,8 +27,8 @@ class Gelu final : public BuiltinOp {
         } else if (approximate == "tanh") {
             spec.apply = "return gelu_tanh(x);";
         } else {
-            args.fail(fmt::format("approximate must be \"none\" or \"tanh\", got \"{}\".",
-                                  approximate));
+            args.fail(
+                fmt::format("approximate must be \"none\" or \"tanh\", got \"{}\".", approximate));
         }
         record_unary(rec, spec, args.tensor(0, "self"), args.tensor(args.size() - 1, "out"), args);
     }

@@ -13,7 +13,8 @@ class LeakyRelu final : public BuiltinOp {
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(2, 3);
-        double slope = args.size() == 3 && !args.is_none(1) ? args.number(1, "negative_slope") : 0.01;
+        double slope =
+            args.size() == 3 && !args.is_none(1) ? args.number(1, "negative_slope") : 0.01;
         UnarySpec spec{name(), "return select(params.p0 * x, x, x > 0.0);", true};
         record_unary(rec, spec, args.tensor(0, "self"), args.tensor(args.size() - 1, "out"), args,
                      static_cast<float>(slope));

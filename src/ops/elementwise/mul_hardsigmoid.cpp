@@ -17,10 +17,11 @@ class MulHardsigmoid final : public BuiltinOp {
     void record(Recorder& rec, const Args& args) const override {
         using Schema = schema::MulHardsigmoid;
         args.expect_count(Schema::count, Schema::count);
-        BinarySpec spec{name(),
-                        "return x * T(clamp(f32(y) + 3.0, 0.0, 6.0) / 6.0);", /*float_only=*/true};
+        BinarySpec spec{name(), "return x * T(clamp(f32(y) + 3.0, 0.0, 6.0) / 6.0);",
+                        /*float_only=*/true};
         record_binary(rec, spec, args.tensor(Schema::self, "self"),
-                      args.tensor(Schema::gate, "gate"), args.tensor(Schema::out, "out"), 1.0f, args);
+                      args.tensor(Schema::gate, "gate"), args.tensor(Schema::out, "out"), 1.0f,
+                      args);
     }
 };
 

@@ -17,10 +17,10 @@ class MulSigmoid final : public BuiltinOp {
     void record(Recorder& rec, const Args& args) const override {
         using Schema = schema::MulSigmoid;
         args.expect_count(Schema::count, Schema::count);
-        BinarySpec spec{name(),
-                        "return x * T(sigmoid(f32(y)));", /*float_only=*/true};
+        BinarySpec spec{name(), "return x * T(sigmoid(f32(y)));", /*float_only=*/true};
         record_binary(rec, spec, args.tensor(Schema::self, "self"),
-                      args.tensor(Schema::gate, "gate"), args.tensor(Schema::out, "out"), 1.0f, args);
+                      args.tensor(Schema::gate, "gate"), args.tensor(Schema::out, "out"), 1.0f,
+                      args);
     }
 };
 

@@ -23,7 +23,8 @@ constexpr ScalarRow kScalarOps[] = {
     {{"aten.mul.Scalar", "return x * T(params.p0);", /*float_only=*/false}},
     {{"aten.div.Scalar", "return x / T(params.p0);", /*float_only=*/true}},
     // Integral exponents keep the sign of negative bases (common/math.wgsl).
-    {{"aten.pow.Tensor_Scalar", "return pow_safe(x, params.p0);", /*float_only=*/true}, false,
+    {{"aten.pow.Tensor_Scalar", "return pow_safe(x, params.p0);", /*float_only=*/true},
+     false,
      "exponent"},
 };
 
@@ -36,7 +37,7 @@ class ScalarOp final : public BuiltinOp {
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(3, row_.alpha ? 4 : 3);
         const double other = args.number(1, row_.operand);
-        const double alpha = !row_.alpha                           ? 0.0
+        const double alpha = !row_.alpha                            ? 0.0
                              : args.size() == 4 && !args.is_none(2) ? args.number(2, "alpha")
                                                                     : 1.0;
         record_unary(rec, row_.spec, args.tensor(0, "self"), args.tensor(args.size() - 1, "out"),

@@ -67,8 +67,9 @@ class Where final : public BuiltinOp {
         std::copy(sa.begin(), sa.end(), p.a_strides);
         std::copy(sb.begin(), sb.end(), p.b_strides);
         uint32_t wg = rec.workgroup_size(256);
-        Kernel k = rec.kernel(name(), wgsl_alias(a.dtype()) + std::string(wgsl::ops_elementwise_where),
-                              {{"WG", double(wg)}});
+        Kernel k =
+            rec.kernel(name(), wgsl_alias(a.dtype()) + std::string(wgsl::ops_elementwise_where),
+                       {{"WG", double(wg)}});
         rec.dispatch(k, {c, a, b, out, Binding::uniform(p)}, rec.grid_1d(out.numel(), wg));
     }
 };

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include "ops/common/broadcast.h"
+#include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
-#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

@@ -38,14 +38,16 @@ class Attention final : public BuiltinOp {
         const Tensor& k = args.tensor(Schema::k, "k");
         const Tensor& v = args.tensor(Schema::v, "v");
         const Tensor& out = args.tensor(Schema::out, "out");
-        const DType dt = one_float_type(rec, args, {{&q, "q"}, {&k, "k"}, {&v, "v"}, {&out, "out"}});
+        const DType dt =
+            one_float_type(rec, args, {{&q, "q"}, {&k, "k"}, {&v, "v"}, {&out, "out"}});
         const AttentionCall call = attention_call(args);
         const int64_t B = call.B, Lq = call.Lq, Lk = call.Lk, D = call.D, DV = call.DV;
         const int64_t max_groups = rec.device().limits.max_workgroups_per_dimension;
         if (B > max_groups || (Lq + kRowsPerGroup - 1) / kRowsPerGroup > max_groups) {
-            args.fail(fmt::format("sizes [{}, {}, {}, {}, {}]: B and Lq / {} must be within the "
-                                  "device's {} workgroups per dimension.",
-                                  B, Lq, Lk, D, DV, kRowsPerGroup, max_groups));
+            args.fail(
+                fmt::format("sizes [{}, {}, {}, {}, {}]: B and Lq / {} must be within the "
+                            "device's {} workgroups per dimension.",
+                            B, Lq, Lk, D, DV, kRowsPerGroup, max_groups));
         }
         // The sizes are pipeline constants so the tile loops have fixed trip counts (one
         // pipeline per attention shape of a model).

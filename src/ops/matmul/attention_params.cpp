@@ -13,12 +13,12 @@ using Schema = schema::Attention;
 
 // A view's 4 integers, checked: non-negative, and every element it reaches for a [B, rows,
 // cols] index space inside `t`.
-AttentionView checked_view(const Args& args, size_t i, const char* name, const Tensor& t,
-                           int64_t B, int64_t rows, int64_t cols) {
+AttentionView checked_view(const Args& args, size_t i, const char* name, const Tensor& t, int64_t B,
+                           int64_t rows, int64_t cols) {
     const std::vector<int64_t> v = args.int_list(i, name);
     if (v.size() != Schema::view_count) {
-        args.fail(fmt::format("{} must be [offset, batch, row, col] strides, got {} values.",
-                              name, v.size()));
+        args.fail(fmt::format("{} must be [offset, batch, row, col] strides, got {} values.", name,
+                              v.size()));
     }
     for (int64_t x : v) {
         if (x < 0 || x > int64_t(UINT32_MAX)) {
@@ -43,12 +43,14 @@ AttentionCall attention_call(const Args& args) {
     AttentionCall c;
     c.B = sizes[0], c.Lq = sizes[1], c.Lk = sizes[2], c.D = sizes[3], c.DV = sizes[4];
     if (c.B < 1 || c.Lq < 1 || c.Lk < 1 || c.D < 1 || c.DV < 1) {
-        args.fail(fmt::format("sizes [{}, {}, {}, {}, {}] must be positive.", c.B, c.Lq, c.Lk,
-                              c.D, c.DV));
+        args.fail(fmt::format("sizes [{}, {}, {}, {}, {}] must be positive.", c.B, c.Lq, c.Lk, c.D,
+                              c.DV));
     }
     if (c.Lk > kAttentionMaxKeys || c.D > kAttentionMaxHeadSize || c.DV > kAttentionMaxHeadSize) {
-        args.fail(fmt::format("takes at most {} keys and head sizes up to {}, got Lk {}, D {}, "
-                              "DV {}.", kAttentionMaxKeys, kAttentionMaxHeadSize, c.Lk, c.D, c.DV));
+        args.fail(
+            fmt::format("takes at most {} keys and head sizes up to {}, got Lk {}, D {}, "
+                        "DV {}.",
+                        kAttentionMaxKeys, kAttentionMaxHeadSize, c.Lk, c.D, c.DV));
     }
     const Tensor& out = args.tensor(Schema::out, "out");
     if (out.numel() != c.B * c.Lq * c.DV) {
@@ -58,7 +60,8 @@ AttentionCall attention_call(const Args& args) {
     AttentionParams& p = c.params;
     p.q = checked_view(args, Schema::q_view, "q_view", args.tensor(Schema::q, "q"), c.B, c.Lq, c.D);
     p.k = checked_view(args, Schema::k_view, "k_view", args.tensor(Schema::k, "k"), c.B, c.Lk, c.D);
-    p.v = checked_view(args, Schema::v_view, "v_view", args.tensor(Schema::v, "v"), c.B, c.Lk, c.DV);
+    p.v =
+        checked_view(args, Schema::v_view, "v_view", args.tensor(Schema::v, "v"), c.B, c.Lk, c.DV);
     p.lq = uint32_t(c.Lq);
     p.lk = uint32_t(c.Lk);
     p.d = uint32_t(c.D);

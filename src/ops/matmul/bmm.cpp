@@ -3,10 +3,10 @@
 // (batch in the grid's z).
 #include <fmt/format.h>
 
+#include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
-#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {
@@ -22,8 +22,8 @@ class Bmm final : public BuiltinOp {
         const Tensor& b = args.tensor(1, "mat2");
         const Tensor& out = args.tensor(2, "out");
         one_float_type(rec, args, {{&a, "self"}, {&b, "mat2"}, {&out, "out"}});
-        for (const auto& [t, what] : {std::pair{&a, "self"}, std::pair{&b, "mat2"},
-                                      std::pair{&out, "out"}}) {
+        for (const auto& [t, what] :
+             {std::pair{&a, "self"}, std::pair{&b, "mat2"}, std::pair{&out, "out"}}) {
             if (t->rank() != 3) {
                 args.fail(fmt::format("{} must be 3-D, got {}.", what, shape_string(t->shape())));
             }

@@ -8,8 +8,8 @@
 #include "core/dispatch_geometry.h"
 #include "ops/common/math.wgsl.h"
 #include "ops/common/wgsl_types.h"
-#include "ops/matmul/gemm_params.wgsl.h"
 #include "ops/matmul/gemm_epilogue.wgsl.h"
+#include "ops/matmul/gemm_params.wgsl.h"
 #include "ops/matmul/gemm_splitk_reduce.wgsl.h"
 #include "ops/matmul/gemv.wgsl.h"
 #include "wgx/error.h"
@@ -37,13 +37,13 @@ DType call_dtype(std::string_view label, const GemmCall& call, const DeviceInfo&
         throw InvalidArgument(fmt::format("{}: a GEMM takes float32 or float16 tensors, got {}.",
                                           label, dtype_name(call.a.dtype())));
     }
-    for (const Tensor* t : {&call.b, &call.c, call.bias ? &*call.bias : nullptr,
-                            call.residual ? &*call.residual : nullptr,
-                            call.scale ? &*call.scale : nullptr}) {
+    for (const Tensor* t :
+         {&call.b, &call.c, call.bias ? &*call.bias : nullptr,
+          call.residual ? &*call.residual : nullptr, call.scale ? &*call.scale : nullptr}) {
         if (t && storage_dtype(t->dtype()) != dt) {
             throw InvalidArgument(fmt::format(
-                "{}: a GEMM's tensors must share one float type; A is {} but another is {}.",
-                label, dtype_name(call.a.dtype()), dtype_name(t->dtype())));
+                "{}: a GEMM's tensors must share one float type; A is {} but another is {}.", label,
+                dtype_name(call.a.dtype()), dtype_name(t->dtype())));
         }
     }
     if (dt == DType::f16 && !device.features.shader_f16) {
@@ -67,8 +67,7 @@ const char* dt_label(DType dt) { return dt == DType::f16 ? " f16" : ""; }
 
 // The epilogue's tail in kernel labels.
 std::string epilogue_label(const GemmCall& call, bool has_bias) {
-    return fmt::format("{}{}{}{}{}", has_bias ? " bias" : "",
-                       activation_label(call.activation),
+    return fmt::format("{}{}{}{}{}", has_bias ? " bias" : "", activation_label(call.activation),
                        call.scale ? (call.scale_rows ? " scale rows" : " scale") : "",
                        call.residual ? " residual" : "", has_clamp(call) ? " clamp" : "");
 }
@@ -105,8 +104,7 @@ void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call, DT
                                       epilogue_label(call, has_bias), dt_label(dt)),
                           wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
                               std::string(wgsl::ops_common_math) +
-                              std::string(wgsl::ops_matmul_gemv) +
-                              epilogue_wgsl(call),
+                              std::string(wgsl::ops_matmul_gemv) + epilogue_wgsl(call),
                           {{"WG", double(wg)},
                            {"TRANS_B", call.trans_b ? 1.0 : 0.0},
                            {"HAS_BIAS", has_bias ? 1.0 : 0.0},
@@ -116,9 +114,10 @@ void record_gemv(Recorder& rec, std::string_view label, const GemmCall& call, DT
                            {"HAS_SCALE", call.scale ? 1.0 : 0.0},
                            {"SCALE_ROWS", call.scale_rows ? 1.0 : 0.0}});
     // Absent operands bind A (never read).
-    rec.dispatch(k, {call.a, call.b, has_bias ? *call.bias : call.a, call.c,
-                     Binding::uniform(uniform_for(call)), call.residual.value_or(call.a),
-                     call.scale.value_or(call.a)},
+    rec.dispatch(k,
+                 {call.a, call.b, has_bias ? *call.bias : call.a, call.c,
+                  Binding::uniform(uniform_for(call)), call.residual.value_or(call.a),
+                  call.scale.value_or(call.a)},
                  grid);
 }
 
@@ -130,11 +129,11 @@ struct KSplit {
 
 KSplit plan_split(const GemmCall& call, const GemmVariant& v, const DeviceInfo& device) {
     const GemmParams& p = call.p;
-    uint64_t want = call.splits ? call.splits
-                                : choose_gemm_splits(device, v, p.M, p.N, p.K, p.batch);
+    uint64_t want =
+        call.splits ? call.splits : choose_gemm_splits(device, v, p.M, p.N, p.K, p.batch);
     const uint64_t steps = std::max<uint64_t>(1, ceil_div(p.K, v.bk));
-    want = std::min<uint64_t>({want, steps, device.limits.max_workgroups_per_dimension /
-                                                std::max<uint32_t>(p.batch, 1)});
+    want = std::min<uint64_t>(
+        {want, steps, device.limits.max_workgroups_per_dimension / std::max<uint32_t>(p.batch, 1)});
     if (want < 2) return {};
     const uint64_t chunk = ceil_div(steps, want) * v.bk;
     return {static_cast<uint32_t>(ceil_div(p.K, chunk)), static_cast<uint32_t>(chunk)};
@@ -147,21 +146,21 @@ void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall&
     const uint64_t outputs = uint64_t(u.p.batch) * u.p.M * u.p.N;
     // An absent bias or residual binds A (never read): unlike the float32 partial sums it is of
     // the storage type S those bindings declare.
-    Kernel k = rec.kernel(fmt::format("{}/split-K reduce{}{}", label,
-                                      epilogue_label(call, has_bias), dt_label(dt)),
-                          wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
-                              std::string(wgsl::ops_common_math) +
-                              std::string(wgsl::ops_matmul_gemm_splitk_reduce) +
-                              epilogue_wgsl(call),
-                          {{"WG", double(wg)},
-                           {"HAS_BIAS", has_bias ? 1.0 : 0.0},
-                           {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},
-                           {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0},
-                           {"ACTIVATION", activation_override(call)},
-                           {"HAS_SCALE", call.scale ? 1.0 : 0.0},
-                           {"SCALE_ROWS", call.scale_rows ? 1.0 : 0.0}});
-    rec.dispatch(k, {partial, has_bias ? *call.bias : call.a, call.c, Binding::uniform(u),
-                     call.residual.value_or(call.a), call.scale.value_or(call.a)},
+    Kernel k = rec.kernel(
+        fmt::format("{}/split-K reduce{}{}", label, epilogue_label(call, has_bias), dt_label(dt)),
+        wgsl_alias(dt, "S") + std::string(wgsl::ops_matmul_gemm_params) +
+            std::string(wgsl::ops_common_math) + std::string(wgsl::ops_matmul_gemm_splitk_reduce) +
+            epilogue_wgsl(call),
+        {{"WG", double(wg)},
+         {"HAS_BIAS", has_bias ? 1.0 : 0.0},
+         {"HAS_RESIDUAL", call.residual ? 1.0 : 0.0},
+         {"HAS_CLAMP", has_clamp(call) ? 1.0 : 0.0},
+         {"ACTIVATION", activation_override(call)},
+         {"HAS_SCALE", call.scale ? 1.0 : 0.0},
+         {"SCALE_ROWS", call.scale_rows ? 1.0 : 0.0}});
+    rec.dispatch(k,
+                 {partial, has_bias ? *call.bias : call.a, call.c, Binding::uniform(u),
+                  call.residual.value_or(call.a), call.scale.value_or(call.a)},
                  rec.grid_1d(outputs, wg));
 }
 
@@ -188,13 +187,16 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
         v = &choose_gemm_variant(device, p.M, p.N, p.batch);
     } else {
         v = find_gemm_variant(call.variant);
-        if (!v) throw InvalidArgument(fmt::format("{}: no GEMM variant named '{}'.", label, call.variant));
+        if (!v)
+            throw InvalidArgument(
+                fmt::format("{}: no GEMM variant named '{}'.", label, call.variant));
         if (!gemm_variant_fits(*v, device.limits)) {
             throw InvalidArgument(fmt::format(
                 "{}: GEMM variant {} needs {} invocations and {} bytes of workgroup memory per "
                 "workgroup; the device allows {} and {}.",
                 label, v->name, v->invocations(), v->workgroup_bytes(),
-                device.limits.max_workgroup_invocations, device.limits.max_workgroup_storage_bytes));
+                device.limits.max_workgroup_invocations,
+                device.limits.max_workgroup_storage_bytes));
         }
     }
 
@@ -240,14 +242,16 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     }
     name += dt_label(dt);
     Kernel k = rec.kernel(name, gemm_wgsl(*v, f));
-    const Tensor c = f.split_k ? rec.scratch(DType::f32, {int64_t(p.batch) * split.splits,
-                                                          int64_t(p.M), int64_t(p.N)})
-                               : call.c;
+    const Tensor c =
+        f.split_k
+            ? rec.scratch(DType::f32, {int64_t(p.batch) * split.splits, int64_t(p.M), int64_t(p.N)})
+            : call.c;
     // An absent bias binds A (never read). The scale's and the convolution geometry's binding
     // (both 6, never together) exist only in kernels that use them.
     const bool bind_scale = f.has_scale && !f.split_k;
-    const Binding sixth = call.conv ? Binding::uniform(*call.conv)
-                                    : bind_scale ? Binding(*call.scale) : Binding(call.a);
+    const Binding sixth = call.conv    ? Binding::uniform(*call.conv)
+                          : bind_scale ? Binding(*call.scale)
+                                       : Binding(call.a);
     // An absent residual binds an operand too, never read but declared with C's element (a
     // vec4 with vec_c): A, else B, else a scratch, whichever first holds one.
     const auto no_residual = [&]() -> Tensor {

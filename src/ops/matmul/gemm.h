@@ -61,7 +61,7 @@ inline constexpr uint32_t kGemvMaxRows = 4;
 
 // The tensors are all float32 or all float16 (InvalidArgument otherwise).
 struct GemmCall {
-    Tensor a, b;                 // A [M, K] (trans_a: [K, M]), B [K, N] (trans_b: [N, K]), per batch
+    Tensor a, b;  // A [M, K] (trans_a: [K, M]), B [K, N] (trans_b: [N, K]), per batch
     std::optional<Tensor> bias;  // absent, or beta = 0 (PyTorch then ignores it, NaN included)
     Tensor c;                    // [M, N] per batch
     GemmParams p{};

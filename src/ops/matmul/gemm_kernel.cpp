@@ -58,16 +58,16 @@ const char* const kLanes[4] = {"x", "y", "z", "w"};
 // One operand's tile traffic. `along_k`: the four elements of a load are consecutive in K (A
 // stored [M, K], B stored [N, K]); else consecutive in M or N (A stored [K, M], B [K, N]).
 struct Operand {
-    char name;            // 'a' or 'b'
-    const char* buffer;   // "A" / "B"
-    const char* extent;   // "params.M" / "params.N"
-    const char* origin;   // "m0" / "n0"
-    const char* base;     // "a_base" / "b_base"
-    uint32_t tile;        // BM / BN
+    char name;           // 'a' or 'b'
+    const char* buffer;  // "A" / "B"
+    const char* extent;  // "params.M" / "params.N"
+    const char* origin;  // "m0" / "n0"
+    const char* base;    // "a_base" / "b_base"
+    uint32_t tile;       // BM / BN
     bool along_k;
     bool vec;
-    bool f16;             // stored as float16: each load widens to f32
-    bool conv = false;    // B of an implicit-GEMM convolution (gemm_implicit_conv.wgsl)
+    bool f16;           // stored as float16: each load widens to f32
+    bool conv = false;  // B of an implicit-GEMM convolution (gemm_implicit_conv.wgsl)
 };
 
 // `load` (an expression of the operand's element type) as f32 / vec4<f32>.
@@ -90,8 +90,8 @@ std::string fetch_body(const Operand& o) {
                 "    }}\n"
                 "    return vec4<f32>(0.0);\n",
                 fmt::arg("i", i), fmt::arg("E", o.extent),
-                fmt::arg("L", widen(o, fmt::format("{}[(base + {} * params.K + k) / 4u]",
-                                                   o.buffer, i))));
+                fmt::arg("L", widen(o, fmt::format("{}[(base + {} * params.K + k) / 4u]", o.buffer,
+                                                   i))));
         }
         return fmt::format(
             "    if (k < k_end && {i} < {E}) {{\n"
@@ -99,8 +99,8 @@ std::string fetch_body(const Operand& o) {
             "    }}\n"
             "    return vec4<f32>(0.0);\n",
             fmt::arg("i", i), fmt::arg("E", o.extent),
-            fmt::arg("L", widen(o, fmt::format("{}[(base + k * {} + {}) / 4u]", o.buffer,
-                                               o.extent, i))));
+            fmt::arg("L", widen(o, fmt::format("{}[(base + k * {} + {}) / 4u]", o.buffer, o.extent,
+                                               i))));
     }
     std::string s = "    var v = vec4<f32>(0.0);\n";
     if (o.along_k) {
@@ -111,8 +111,8 @@ std::string fetch_body(const Operand& o) {
                              widen(o, fmt::format("{}[at + {}u]", o.buffer, j)));
         }
     } else {
-        s += fmt::format("    if (k < k_end) {{\n        let at = base + k * {} + {};\n",
-                         o.extent, i);
+        s += fmt::format("    if (k < k_end) {{\n        let at = base + k * {} + {};\n", o.extent,
+                         i);
         for (int j = 0; j < 4; ++j) {
             s += fmt::format("        if ({} + {}u < {}) {{ v.{} = {}; }}\n", i, j, o.extent,
                              kLanes[j], widen(o, fmt::format("{}[at + {}u]", o.buffer, j)));
@@ -135,20 +135,19 @@ std::string prefetch(const GemmVariant& v, const Operand& o, const char* indent)
         bool guard = first + threads > total;
         std::string coords;
         if (o.along_k) {
-            coords = fmt::format("{} + g / {}u, k0 + (g % {}u) * 4u", o.origin, v.bk / 4,
-                                 v.bk / 4);
+            coords = fmt::format("{} + g / {}u, k0 + (g % {}u) * 4u", o.origin, v.bk / 4, v.bk / 4);
         } else {
-            coords = fmt::format("{} + (g % {}u) * 4u, k0 + g / {}u", o.origin, o.tile / 4,
-                                 o.tile / 4);
+            coords =
+                fmt::format("{} + (g % {}u) * 4u, k0 + g / {}u", o.origin, o.tile / 4, o.tile / 4);
         }
         s += fmt::format("{}{{\n{}    let g = tid + {}u;\n", indent, indent, first);
-        std::string load = fmt::format("p{}{} = fetch_{}({}, {});", o.name, n, o.name, o.base,
-                                       coords);
+        std::string load =
+            fmt::format("p{}{} = fetch_{}({}, {});", o.name, n, o.name, o.base, coords);
         if (o.conv) {
             // The slot's columns (n0 + (g % (BN / 4)) * 4) do not change along K: their windows
             // were placed once, before the loop (conv_column_slots).
-            load = fmt::format("p{}{} = conv_gather({}, bcols{}, k0 + g / {}u);", o.name, n,
-                               o.base, first % (o.tile / 4), o.tile / 4);
+            load = fmt::format("p{}{} = conv_gather({}, bcols{}, k0 + g / {}u);", o.name, n, o.base,
+                               first % (o.tile / 4), o.tile / 4);
         }
         if (guard) {
             s += fmt::format("{}    if (g < {}u) {{ {} }}\n", indent, total, load);
@@ -198,8 +197,8 @@ std::string store_tile(const GemmVariant& v, const Operand& o, const char* inden
                                     in, o.name, j, q, o.name, n, kLanes[j]);
             }
         } else {
-            body += fmt::format("{}tile_{}[(g / {}u) * {}u + g % {}u] = p{}{};\n", in, o.name, q,
-                                q, q, o.name, n);
+            body += fmt::format("{}tile_{}[(g / {}u) * {}u + g % {}u] = p{}{};\n", in, o.name, q, q,
+                                q, o.name, n);
         }
         s += fmt::format("{}{{\n{}    let g = tid + {}u;\n", indent, indent, first);
         if (guard) {
@@ -214,14 +213,14 @@ std::string store_tile(const GemmVariant& v, const Operand& o, const char* inden
 
 // The code gemm_wgsl writes into gemm.wgsl, one piece per `//@NAME` line, in the file's order.
 struct GemmPieces {
-    std::string scale_binding;  // SCALE_BINDING: the scale's binding, or nothing
-    std::string fetch_a;        // FETCH_A: fetch_a's body
-    std::string fetch_b;        // FETCH_B: fetch_b's body
-    std::string store_c;        // STORE_C (both lines): the store of store_c's v
-    std::string activate;       // ACTIVATE: store_c's activation, or nothing
-    std::string scale;          // SCALE: store_c's scale, or nothing
-    std::string add_residual;   // ADD_RESIDUAL: store_c's residual step
-    std::string declare;        // DECLARE: accumulators, prefetch registers (conv columns)
+    std::string scale_binding;   // SCALE_BINDING: the scale's binding, or nothing
+    std::string fetch_a;         // FETCH_A: fetch_a's body
+    std::string fetch_b;         // FETCH_B: fetch_b's body
+    std::string store_c;         // STORE_C (both lines): the store of store_c's v
+    std::string activate;        // ACTIVATE: store_c's activation, or nothing
+    std::string scale;           // SCALE: store_c's scale, or nothing
+    std::string add_residual;    // ADD_RESIDUAL: store_c's residual step
+    std::string declare;         // DECLARE: accumulators, prefetch registers (conv columns)
     std::string prefetch_first;  // PREFETCH_FIRST: the first K step's loads
     std::string store_tiles;     // STORE_TILES: the loaded registers into workgroup memory
     std::string prefetch_next;   // PREFETCH_NEXT: the next K step's loads
@@ -233,12 +232,18 @@ struct GemmPieces {
 // marker or has one that no piece fills.
 void splice(std::string& text, const GemmPieces& p) {
     const std::pair<std::string_view, const std::string*> markers[] = {
-        {"SCALE_BINDING", &p.scale_binding},   {"FETCH_A", &p.fetch_a},
-        {"FETCH_B", &p.fetch_b},               {"STORE_C", &p.store_c},
-        {"ACTIVATE", &p.activate},             {"SCALE", &p.scale},
-        {"ADD_RESIDUAL", &p.add_residual},     {"DECLARE", &p.declare},
-        {"PREFETCH_FIRST", &p.prefetch_first}, {"STORE_TILES", &p.store_tiles},
-        {"PREFETCH_NEXT", &p.prefetch_next},   {"COMPUTE", &p.compute},
+        {"SCALE_BINDING", &p.scale_binding},
+        {"FETCH_A", &p.fetch_a},
+        {"FETCH_B", &p.fetch_b},
+        {"STORE_C", &p.store_c},
+        {"ACTIVATE", &p.activate},
+        {"SCALE", &p.scale},
+        {"ADD_RESIDUAL", &p.add_residual},
+        {"DECLARE", &p.declare},
+        {"PREFETCH_FIRST", &p.prefetch_first},
+        {"STORE_TILES", &p.store_tiles},
+        {"PREFETCH_NEXT", &p.prefetch_next},
+        {"COMPUTE", &p.compute},
         {"EPILOGUE", &p.epilogue},
     };
     for (const auto& [marker, code] : markers) replace_wgsl_marker(text, marker, *code);
@@ -268,14 +273,14 @@ std::string header(const GemmVariant& v, const GemmShapeFlags& f) {
         "alias BiasElem = {};\nalias RElem = {};\n\n",
         f.f16 ? "enable f16;\n" : "", v.name, f.trans_a ? "A^T" : "A",
         f.trans_b ? std::string(" B^T")
-                  : conv ? fmt::format(" B = conv {}x{} input", f.conv_kh, f.conv_kw)
-                         : std::string(" B"),
+        : conv    ? fmt::format(" B = conv {}x{} input", f.conv_kh, f.conv_kw)
+                  : std::string(" B"),
         f.vec_a ? " vec_a" : "", f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
-        f.split_k ? " split-K" : (std::string(f.has_bias ? " bias" : "") +
-                                  std::string(activation_label(f.activation)) +
-                                  (f.has_scale ? (f.scale_rows ? " scale rows" : " scale") : "") +
-                                  (f.has_residual ? " residual" : "") +
-                                  (f.has_clamp ? " clamp" : "")),
+        f.split_k ? " split-K"
+                  : (std::string(f.has_bias ? " bias" : "") +
+                     std::string(activation_label(f.activation)) +
+                     (f.has_scale ? (f.scale_rows ? " scale rows" : " scale") : "") +
+                     (f.has_residual ? " residual" : "") + (f.has_clamp ? " clamp" : "")),
         f.f16 ? " f16" : "", v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
         f.has_residual && !f.split_k, f.has_clamp && !f.split_k, f.split_k,
         f.vec_a ? vs : std::string(s), f.vec_b ? vs : std::string(s),
@@ -316,16 +321,17 @@ std::string scale_step(const GemmShapeFlags& f) {
 std::string store_c_step(const GemmShapeFlags& f) {
     const bool c_f16 = f.f16 && !f.split_k;
     if (f.vec_c) {
-        return fmt::format("    if (c < params.N) {{\n"
-                           "        C[(base + r * params.N + c) / 4u] = {};\n"
-                           "    }}\n",
-                           c_f16 ? "vec4<f16>(v)" : "v");
+        return fmt::format(
+            "    if (c < params.N) {{\n"
+            "        C[(base + r * params.N + c) / 4u] = {};\n"
+            "    }}\n",
+            c_f16 ? "vec4<f16>(v)" : "v");
     }
     std::string st = "    let at = base + r * params.N + c;\n";
     for (int j = 0; j < 4; ++j) {
-        st += fmt::format("    if (c + {}u < params.N) {{ C[at + {}u] = {}; }}\n", j, j,
-                          c_f16 ? fmt::format("f16(v.{})", kLanes[j])
-                                : fmt::format("v.{}", kLanes[j]));
+        st += fmt::format(
+            "    if (c + {}u < params.N) {{ C[at + {}u] = {}; }}\n", j, j,
+            c_f16 ? fmt::format("f16(v.{})", kLanes[j]) : fmt::format("v.{}", kLanes[j]));
     }
     return st;
 }
@@ -334,10 +340,11 @@ std::string store_c_step(const GemmShapeFlags& f) {
 std::string add_residual_step(const GemmShapeFlags& f) {
     if (f.vec_c) {
         const std::string load = "residual[(base + r * params.N + c) / 4u]";
-        return fmt::format("        if (c < params.N) {{\n"
-                           "            v += {};\n"
-                           "        }}\n",
-                           f.f16 ? "vec4<f32>(" + load + ")" : load);
+        return fmt::format(
+            "        if (c < params.N) {{\n"
+            "            v += {};\n"
+            "        }}\n",
+            f.f16 ? "vec4<f32>(" + load + ")" : load);
     }
     std::string st = "        let at = base + r * params.N + c;\n";
     for (int j = 0; j < 4; ++j) {
@@ -445,8 +452,7 @@ std::string activation_wgsl(Activation a, std::string_view x) {
         case Activation::gelu: return fmt::format("gelu_erf({})", x);
         case Activation::gelu_tanh: return fmt::format("gelu_tanh({})", x);
         case Activation::silu: return fmt::format("{0} * sigmoid({0})", x);
-        case Activation::hardswish:
-            return fmt::format("{0} * clamp({0} + 3.0, 0.0, 6.0) / 6.0", x);
+        case Activation::hardswish: return fmt::format("{0} * clamp({0} + 3.0, 0.0, 6.0) / 6.0", x);
     }
     return std::string(x);
 }
@@ -490,8 +496,8 @@ const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uin
     return kVariants.back();
 }
 
-uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint64_t M,
-                            uint64_t N, uint64_t K, uint64_t batch) {
+uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint64_t M, uint64_t N,
+                            uint64_t K, uint64_t batch) {
     if (device.adapter.type == AdapterType::cpu) return 1;
     const uint64_t groups = (M + v.bm() - 1) / v.bm() * ((N + v.bn() - 1) / v.bn()) * batch;
     const uint64_t invocations = groups * v.invocations();
@@ -508,8 +514,7 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
             "gemm_wgsl: an implicit-GEMM convolution reads B stored, by scalars, without a scale");
     }
     const Operand a{'a', "A", "params.M", "m0", "a_base", v.bm(), !f.trans_a, f.vec_a, f.f16};
-    const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b, f.f16,
-                    conv};
+    const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b, f.f16, conv};
     // The constants, the uniform, the math an activation calls, then the template filled in.
     std::string text = header(v, f) + std::string(wgsl::ops_matmul_gemm_params);
     if (activates(f)) text += wgsl::ops_common_math;

@@ -41,8 +41,8 @@ const GemmVariant& choose_gemm_variant(const DeviceInfo& device, uint64_t M, uin
 // How many K chunks (split K) the problem should be cut into with variant `v`: 1 unless its
 // output tiles give a GPU too few invocations to fill it and K is long enough that every chunk
 // still has several K steps (see gemm_kernel.cpp). Always 1 on CPU adapters.
-uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint64_t M,
-                            uint64_t N, uint64_t K, uint64_t batch);
+uint32_t choose_gemm_splits(const DeviceInfo& device, const GemmVariant& v, uint64_t M, uint64_t N,
+                            uint64_t K, uint64_t batch);
 
 // An activation applied in the epilogue, after the bias (graph/schema/fused_ops.h); its value is
 // the override value of gemv.wgsl and gemm_splitk_reduce.wgsl.
@@ -63,14 +63,14 @@ struct GemmShapeFlags {
     bool trans_a = false, trans_b = false;
     bool vec_a = false, vec_b = false, vec_c = false;  // vec4 access (sizes allow it)
     bool has_bias = false;
-    bool has_residual = false;  // residual epilogue (binding 5, C's layout)
-    bool has_clamp = false;     // clamp epilogue (Params out_min / out_max)
+    bool has_residual = false;                 // residual epilogue (binding 5, C's layout)
+    bool has_clamp = false;                    // clamp epilogue (Params out_min / out_max)
     Activation activation = Activation::none;  // after the bias
-    bool has_scale = false;     // a per-column multiplier (binding 6) after the activation
-    bool scale_rows = false;    // ... per row instead
-    bool split_k = false;       // write raw partial sums per K chunk (see gemm.wgsl)
-    bool f16 = false;           // A, B, bias, residual and C stored as float16 (with split_k,
-                                // C is the float32 scratch of partial sums)
+    bool has_scale = false;   // a per-column multiplier (binding 6) after the activation
+    bool scale_rows = false;  // ... per row instead
+    bool split_k = false;     // write raw partial sums per K chunk (see gemm.wgsl)
+    bool f16 = false;         // A, B, bias, residual and C stored as float16 (with split_k,
+                              // C is the float32 scratch of partial sums)
     // An implicit-GEMM convolution: B is a convolution's input, read as its unfolded (im2col)
     // matrix by gathering each element where it is loaded (gemm_implicit_conv.wgsl, geometry in
     // binding 6) with a kernel of conv_kh x conv_kw taps; 0 x 0: B is a matrix. Needs B stored

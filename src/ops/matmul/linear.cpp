@@ -4,10 +4,10 @@
 // arithmetic).
 #include <fmt/format.h>
 
+#include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
-#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {
@@ -23,8 +23,11 @@ class Linear final : public BuiltinOp {
         const Tensor& weight = args.tensor(1, "weight");
         auto bias = args.size() == 4 ? args.optional_tensor(2, "bias") : std::nullopt;
         const Tensor& out = args.tensor(args.size() - 1, "out");
-        one_float_type(rec, args, {{&input, "input"}, {&weight, "weight"},
-                                     {bias ? &*bias : nullptr, "bias"}, {&out, "out"}});
+        one_float_type(rec, args,
+                       {{&input, "input"},
+                        {&weight, "weight"},
+                        {bias ? &*bias : nullptr, "bias"},
+                        {&out, "out"}});
         if (input.rank() < 1) args.fail("input must have at least one dim.");
         if (weight.rank() != 2) {
             args.fail(fmt::format("weight must be 2-D [out_features, in_features], got {}.",

@@ -2,10 +2,10 @@
 // block does right after it, in the GEMM's epilogue (one dispatch; two with split K):
 //   y = act(input @ weight^T + bias) * scale + residual
 // No exporter writes it; the graph pass graph/passes/fuse_linear_epilogue builds it from
-// aten.linear followed by aten.gelu (or aten.silu, aten.hardswish), aten.mul.Tensor (a layer scale), aten.add.Tensor (a
-// residual) and a permute_copy to channels-first, with the reshapes in between. The steps run
-// in the order those ops do (PyTorch: linear -> gelu; linear -> mul(gamma) -> add).
-// Args: [input, weight, bias?, activation, scale?, residual?, channels_first, out]
+// aten.linear followed by aten.gelu (or aten.silu, aten.hardswish), aten.mul.Tensor (a layer
+// scale), aten.add.Tensor (a residual) and a permute_copy to channels-first, with the reshapes in
+// between. The steps run in the order those ops do (PyTorch: linear -> gelu; linear -> mul(gamma)
+// -> add). Args: [input, weight, bias?, activation, scale?, residual?, channels_first, out]
 //   input [..., K], weight [N, K], bias [N] (or one element) as aten.linear; M = input's rows;
 //   activation: "none", "gelu" (aten.gelu, approximate "none": exact, through erf),
 //     "gelu_tanh" (approximate "tanh"), "silu" or "hardswish";
@@ -34,11 +34,14 @@ using Schema = schema::LinearEpilogue;
 Activation parse_activation(const Args& args) {
     const auto* s = std::get_if<std::string>(&args[Schema::activation].value());
     if (s == nullptr) {
-        args.fail(fmt::format("argument {} (activation) must be a string.", size_t(Schema::activation)));
+        args.fail(
+            fmt::format("argument {} (activation) must be a string.", size_t(Schema::activation)));
     }
     if (auto a = schema::activation_named(*s)) return *a;
-    args.fail(fmt::format("activation must be \"none\", \"gelu\", \"gelu_tanh\", \"silu\" or "
-                          "\"hardswish\", got \"{}\".", *s));
+    args.fail(
+        fmt::format("activation must be \"none\", \"gelu\", \"gelu_tanh\", \"silu\" or "
+                    "\"hardswish\", got \"{}\".",
+                    *s));
 }
 
 class LinearEpilogue final : public BuiltinOp {
@@ -57,9 +60,12 @@ class LinearEpilogue final : public BuiltinOp {
         const bool channels_first = args.boolean(Schema::channels_first, "channels_first");
         const Tensor& out = args.tensor(Schema::out, "out");
         one_float_type(rec, args,
-                       {{&input, "input"}, {&weight, "weight"}, {bias ? &*bias : nullptr, "bias"},
+                       {{&input, "input"},
+                        {&weight, "weight"},
+                        {bias ? &*bias : nullptr, "bias"},
                         {scale ? &*scale : nullptr, "scale"},
-                        {residual ? &*residual : nullptr, "residual"}, {&out, "out"}});
+                        {residual ? &*residual : nullptr, "residual"},
+                        {&out, "out"}});
 
         if (input.rank() < 1) args.fail("input must have at least one dim.");
         if (weight.rank() != 2) {
@@ -76,13 +82,14 @@ class LinearEpilogue final : public BuiltinOp {
         if (K == 0) args.fail("input has no features (its last dim is 0).");
         const int64_t M = input.numel() / K;
         if (bias && !(bias->shape() == Shape{N} || bias->numel() == 1)) {
-            args.fail(fmt::format("bias has shape {}, expected [{}].", shape_string(bias->shape()),
-                                  N));
+            args.fail(
+                fmt::format("bias has shape {}, expected [{}].", shape_string(bias->shape()), N));
         }
         if (scale && scale->numel() != N) {
-            args.fail(fmt::format("scale has shape {} ({} elements); it needs one per output "
-                                  "feature ({}).",
-                                  shape_string(scale->shape()), scale->numel(), N));
+            args.fail(
+                fmt::format("scale has shape {} ({} elements); it needs one per output "
+                            "feature ({}).",
+                            shape_string(scale->shape()), scale->numel(), N));
         }
         if (residual && residual->shape() != out.shape()) {
             args.fail(fmt::format("residual has shape {}; it must have out's shape {}.",

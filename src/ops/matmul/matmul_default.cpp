@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "ops/common/broadcast.h"
+#include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
 #include "ops/matmul/gemm.h"
 #include "ops/registry.h"
-#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {
@@ -63,13 +63,16 @@ class Matmul final : public BuiltinOp {
             p.batch = 1;
         } else {
             if (na != 1 && na != count) {
-                args.fail(fmt::format("batch dims of self {} and other {} broadcast in both "
-                                      "directions, which is not supported.",
-                                      shape_string(sa), shape_string(sb)));
+                args.fail(
+                    fmt::format("batch dims of self {} and other {} broadcast in both "
+                                "directions, which is not supported.",
+                                shape_string(sa), shape_string(sb)));
             }
             if (nb != count) {
-                args.fail(fmt::format("batch dims of other {} broadcast against self {}, which "
-                                      "is not supported.", shape_string(sb), shape_string(sa)));
+                args.fail(
+                    fmt::format("batch dims of other {} broadcast against self {}, which "
+                                "is not supported.",
+                                shape_string(sb), shape_string(sa)));
             }
             if (count > rec.device().limits.max_workgroups_per_dimension) {
                 args.fail(fmt::format("{} batches exceed the device's {} workgroups per dimension.",

@@ -22,8 +22,8 @@ class Mm final : public BuiltinOp {
         one_float_type(rec, args, {{&a, "self"}, {&b, "mat2"}, {&out, "out"}});
         for (const Tensor* t : {&a, &b, &out}) {
             if (t->rank() != 2) {
-                args.fail(fmt::format("operands must be 2-D, got shape {}.",
-                                      shape_string(t->shape())));
+                args.fail(
+                    fmt::format("operands must be 2-D, got shape {}.", shape_string(t->shape())));
             }
         }
         int64_t M = a.shape()[0], K = a.shape()[1], N = b.shape()[1];

@@ -6,12 +6,12 @@
 // skipped. float32, or float16 throughout (computed in f32).
 #include <fmt/format.h>
 
+#include "ops/common/dims.h"
 #include "ops/common/wgsl_types.h"
 #include "ops/norm/batch_norm.wgsl.h"
 #include "ops/norm/batch_norm_stats.wgsl.h"
 #include "ops/norm/norm.h"
 #include "ops/registry.h"
-#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {
@@ -79,11 +79,11 @@ class BatchNorm final : public BuiltinOp {
                           static_cast<uint32_t>(input.numel() / input.shape()[0] / C),
                           static_cast<float>(eps)};
         uint32_t wg = rec.workgroup_size(256);
-        Kernel k = rec.kernel(name(),
-                              wgsl_alias(input.dtype()) + std::string(wgsl::ops_norm_batch_norm),
-                              {{"WG", double(wg)},
-                               {"HAS_WEIGHT", weight ? 1.0 : 0.0},
-                               {"HAS_BIAS", bias ? 1.0 : 0.0}});
+        Kernel k =
+            rec.kernel(name(), wgsl_alias(input.dtype()) + std::string(wgsl::ops_norm_batch_norm),
+                       {{"WG", double(wg)},
+                        {"HAS_WEIGHT", weight ? 1.0 : 0.0},
+                        {"HAS_BIAS", bias ? 1.0 : 0.0}});
         rec.dispatch(k,
                      {input, weight ? *weight : input, bias ? *bias : input, mean, var, out,
                       Binding::uniform(p)},
@@ -94,10 +94,10 @@ class BatchNorm final : public BuiltinOp {
             Tensor save_invstd = outs[2] ? *outs[2] : rec.scratch(input.dtype(), {C});
             BatchNormStatsParams s{static_cast<uint32_t>(C), static_cast<float>(eps), 0, 0};
             uint32_t swg = rec.workgroup_size(64);
-            Kernel sk = rec.kernel(fmt::format("{}/stats", name()),
-                                   wgsl_alias(input.dtype()) +
-                                       std::string(wgsl::ops_norm_batch_norm_stats),
-                                   {{"WG", double(swg)}});
+            Kernel sk =
+                rec.kernel(fmt::format("{}/stats", name()),
+                           wgsl_alias(input.dtype()) + std::string(wgsl::ops_norm_batch_norm_stats),
+                           {{"WG", double(swg)}});
             rec.dispatch(sk, {mean, var, save_mean, save_invstd, Binding::uniform(s)},
                          rec.grid_1d(static_cast<uint64_t>(C), swg));
         }

@@ -4,9 +4,9 @@
 // and rstd are [N, group] and may be absent. float32, or float16 throughout (computed in f32).
 #include <fmt/format.h>
 
+#include "ops/common/dims.h"
 #include "ops/norm/norm.h"
 #include "ops/registry.h"
-#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {
@@ -29,8 +29,8 @@ class GroupNorm final : public BuiltinOp {
         auto outs = output_list(args, 8, 3);
         const Tensor& out = *outs[0];
 
-        if (input.rank() < 2 || input.shape()[0] != N || input.shape()[1] != C ||
-            N < 1 || C < 1 || HxW < 1 || input.numel() != N * C * HxW) {
+        if (input.rank() < 2 || input.shape()[0] != N || input.shape()[1] != C || N < 1 || C < 1 ||
+            HxW < 1 || input.numel() != N * C * HxW) {
             args.fail(fmt::format("input {} does not match N={}, C={}, HxW={}.",
                                   shape_string(input.shape()), N, C, HxW));
         }

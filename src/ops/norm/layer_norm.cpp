@@ -5,9 +5,9 @@
 // throughout (computed in f32).
 #include <fmt/format.h>
 
+#include "ops/common/dims.h"
 #include "ops/norm/norm.h"
 #include "ops/registry.h"
-#include "ops/common/dims.h"
 
 namespace wgx::ops {
 namespace {

@@ -19,16 +19,14 @@ void record_norm_rows(Recorder& rec, std::string_view label, const Tensor& x,
     while (preferred < 256 && preferred < p.row_len) preferred *= 2;
     uint32_t wg = rec.workgroup_size(preferred);
     bool subgroups = use_subgroups(rec);
-    Kernel k = rec.kernel(fmt::format("{}/rows{}", label, subgroups ? "_subgroups" : ""),
-                          workgroup_reduce_prelude(storage_dtype(x.dtype()), subgroups) +
-                              std::string(wgsl::ops_norm_norm_rows),
-                          {{"WG", double(wg)},
-                           {"HAS_WEIGHT", weight ? 1.0 : 0.0},
-                           {"HAS_BIAS", bias ? 1.0 : 0.0}});
-    rec.dispatch(k,
-                 {x, weight ? *weight : x, bias ? *bias : x, out, mean_t, rstd_t,
-                  Binding::uniform(p)},
-                 rec.grid_1d(p.rows, 1));
+    Kernel k = rec.kernel(
+        fmt::format("{}/rows{}", label, subgroups ? "_subgroups" : ""),
+        workgroup_reduce_prelude(storage_dtype(x.dtype()), subgroups) +
+            std::string(wgsl::ops_norm_norm_rows),
+        {{"WG", double(wg)}, {"HAS_WEIGHT", weight ? 1.0 : 0.0}, {"HAS_BIAS", bias ? 1.0 : 0.0}});
+    rec.dispatch(
+        k, {x, weight ? *weight : x, bias ? *bias : x, out, mean_t, rstd_t, Binding::uniform(p)},
+        rec.grid_1d(p.rows, 1));
 }
 
 std::vector<std::optional<Tensor>> output_list(const Args& args, size_t first, size_t count) {

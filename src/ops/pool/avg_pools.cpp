@@ -35,8 +35,8 @@ void check_avg_pool_dtypes(Recorder& rec, const Args& args, const Tensor& x, con
 void record_avg_pool(Recorder& rec, std::string_view label, std::string_view kernel_wgsl,
                      const Tensor& x, const Tensor& out, const PoolParams& p) {
     uint32_t wg = rec.workgroup_size(128);
-    std::string source = wgsl_alias(x.dtype()) + std::string(wgsl::ops_pool_pool_common) +
-                         std::string(kernel_wgsl);
+    std::string source =
+        wgsl_alias(x.dtype()) + std::string(wgsl::ops_pool_pool_common) + std::string(kernel_wgsl);
     Kernel k = rec.kernel(label, std::move(source), {{"WG", double(wg)}});
     dispatch_pool(rec, k, {x, out, Binding::uniform(p)}, p, wg);
 }
@@ -58,8 +58,8 @@ class AvgPool2d final : public BuiltinOp {
             divisor = args.integer(6, "divisor_override");
             if (*divisor == 0 || *divisor > std::numeric_limits<int32_t>::max() ||
                 *divisor < std::numeric_limits<int32_t>::min()) {
-                args.fail(fmt::format("divisor_override must be a nonzero int32, got {}.",
-                                      *divisor));
+                args.fail(
+                    fmt::format("divisor_override must be a nonzero int32, got {}.", *divisor));
             }
         }
         if (x.rank() != 3 && x.rank() != 4) {

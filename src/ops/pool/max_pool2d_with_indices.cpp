@@ -21,8 +21,10 @@ class MaxPool2dWithIndices final : public BuiltinOp {
         if (args.size() == 7) {
             auto outs = args.tensor_list(6, "outputs");
             if (outs.size() != 2 || !outs[0] || !outs[1]) {
-                args.fail(fmt::format("argument 6 (outputs) must list 2 tensors (out, indices), "
-                                      "got {}.", args[6].describe()));
+                args.fail(
+                    fmt::format("argument 6 (outputs) must list 2 tensors (out, indices), "
+                                "got {}.",
+                                args[6].describe()));
             }
             out = *outs[0];
             indices = *outs[1];

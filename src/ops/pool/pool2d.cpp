@@ -64,9 +64,10 @@ int64_t pool_output_size(const Args& args, int64_t in, int64_t k, int64_t s, int
     // The last window must start inside the input or its left padding.
     if (ceil_mode && (out - 1) * s >= in + p) --out;
     if (out < 1) {
-        args.fail(fmt::format("input size {} with kernel {}, stride {}, padding {}, dilation {} "
-                              "gives an empty output ({}).",
-                              in, k, s, p, d, out));
+        args.fail(
+            fmt::format("input size {} with kernel {}, stride {}, padding {}, dilation {} "
+                        "gives an empty output ({}).",
+                        in, k, s, p, d, out));
     }
     return out;
 }
@@ -128,8 +129,8 @@ void record_max_pool2d(Recorder& rec, const Args& args, const Tensor& out, const
     PoolParams p{};
     check_pool_shapes(args, x, out, H_out, W_out, "out", p);
     if (indices && indices->shape() != out.shape()) {
-        args.fail(fmt::format("indices has shape {}, expected {}.",
-                              shape_string(indices->shape()), shape_string(out.shape())));
+        args.fail(fmt::format("indices has shape {}, expected {}.", shape_string(indices->shape()),
+                              shape_string(out.shape())));
     }
     p.kH = uint32_t(w.kH), p.kW = uint32_t(w.kW);
     p.stride_h = uint32_t(w.sH), p.stride_w = uint32_t(w.sW);
@@ -151,8 +152,9 @@ void record_max_pool2d(Recorder& rec, const Args& args, const Tensor& out, const
                        "    return (bitcast<u32>(f32(v)) & 0x7fffffffu) > 0x7f800000u;\n}\n"
                        "fn start_value(bits: i32) -> T { return T(bitcast<f32>(bits)); }\n";
     if (indices) {
-        source += "@group(0) @binding(3) var<storage, read_write> indices: array<i32>;\n"
-                  "fn store_index(i: u32, v: i32) { indices[i] = v; }\n";
+        source +=
+            "@group(0) @binding(3) var<storage, read_write> indices: array<i32>;\n"
+            "fn store_index(i: u32, v: i32) { indices[i] = v; }\n";
     } else {
         source += "fn store_index(i: u32, v: i32) {}\n";
     }

@@ -25,7 +25,8 @@ class AnyDim final : public BuiltinOp {
         const int rank = x.rank();
         int64_t dim = wrap_dim(args, args.integer(1, "dim"), rank, "dim");
         bool keepdim = args.boolean(2, "keepdim");
-        bool bytes = x.dtype() == DType::boolean || x.dtype() == DType::u8 || x.dtype() == DType::i8;
+        bool bytes =
+            x.dtype() == DType::boolean || x.dtype() == DType::u8 || x.dtype() == DType::i8;
         if (!bytes && device_size(x.dtype()) != 4) {
             args.fail(fmt::format("dtype {} is not supported.", dtype_name(x.dtype())));
         }
@@ -35,8 +36,10 @@ class AnyDim final : public BuiltinOp {
         for (int d = 0; d < rank; ++d) {
             if (d < dim) outer *= x.shape()[d];
             if (d > dim) inner *= x.shape()[d];
-            if (d != dim) want.push_back(x.shape()[d]);
-            else if (keepdim) want.push_back(1);
+            if (d != dim)
+                want.push_back(x.shape()[d]);
+            else if (keepdim)
+                want.push_back(1);
         }
         expect_shape(args, out, want, "out");
         double kind = bytes ? 0 : storage_dtype(x.dtype()) == DType::f32 ? 1 : 2;

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "ops/reduce/reduce.wgsl.h"
 #include "ops/common/dims.h"
 #include "ops/common/wgsl_types.h"
+#include "ops/reduce/reduce.wgsl.h"
 
 namespace wgx::ops {
 namespace {
@@ -42,10 +42,11 @@ std::string prefix(ReduceKind kind, DType in, DType out) {
     s += fmt::format("alias A = {};\n", float_acc ? "f32" : "i32");
     if (is_packed_byte(in)) {
         s += "@group(0) @binding(0) var<storage, read> x: array<u32>;\n";
-        s += in == DType::i8
-                 ? "fn load(i: u32) -> A { return A(extractBits(bitcast<i32>(x[i / 4u]), "
-                   "(i % 4u) * 8u, 8u)); }\n"
-                 : "fn load(i: u32) -> A { return A(extractBits(x[i / 4u], (i % 4u) * 8u, 8u)); }\n";
+        s +=
+            in == DType::i8
+                ? "fn load(i: u32) -> A { return A(extractBits(bitcast<i32>(x[i / 4u]), "
+                  "(i % 4u) * 8u, 8u)); }\n"
+                : "fn load(i: u32) -> A { return A(extractBits(x[i / 4u], (i % 4u) * 8u, 8u)); }\n";
     } else {
         s += fmt::format("@group(0) @binding(0) var<storage, read> x: array<{}>;\n",
                          wgsl_scalar(in));
@@ -58,7 +59,8 @@ std::string prefix(ReduceKind kind, DType in, DType out) {
     s += fmt::format("@group(0) @binding(1) var<storage, read_write> out: array<{}>;\n", o);
     switch (kind) {
         case ReduceKind::mean:
-            s += fmt::format("fn store(o: u32, v: A, index: u32) {{ out[o] = {}(v * params.scale); }}\n", o);
+            s += fmt::format(
+                "fn store(o: u32, v: A, index: u32) {{ out[o] = {}(v * params.scale); }}\n", o);
             break;
         case ReduceKind::argmax:
         case ReduceKind::argmin:
@@ -113,9 +115,10 @@ void record_reduce(Recorder& rec, const Args& args, ReduceKind kind, const Tenso
     DType in = storage_dtype(self.dtype());
     DType out_storage = storage_dtype(out.dtype());
     if (device_size(out.dtype()) != 4 && out_storage != DType::f16) {
-        args.fail(fmt::format("out has dtype {}; expected a 32-bit type (float32, int32, int64) "
-                              "or float16.",
-                              dtype_name(out.dtype())));
+        args.fail(
+            fmt::format("out has dtype {}; expected a 32-bit type (float32, int32, int64) "
+                        "or float16.",
+                        dtype_name(out.dtype())));
     }
     // float16 only where every float tensor of the call is float16 (no float32 mixed in).
     bool in16 = in == DType::f16, out16 = out_storage == DType::f16;
@@ -127,8 +130,8 @@ void record_reduce(Recorder& rec, const Args& args, ReduceKind kind, const Tenso
         args.fail("float16 tensors need the adapter's shader-f16 feature; this device lacks it.");
     }
     if (kind == ReduceKind::mean && !is_float(out.dtype())) {
-        args.fail(fmt::format("out has dtype {}; mean needs a floating dtype.",
-                              dtype_name(out.dtype())));
+        args.fail(
+            fmt::format("out has dtype {}; mean needs a floating dtype.", dtype_name(out.dtype())));
     }
     expect_indexable(args, self, "self");
 
@@ -168,8 +171,7 @@ void record_reduce(Recorder& rec, const Args& args, ReduceKind kind, const Tenso
                            : rec.grid_1d(static_cast<uint64_t>(outputs), 1);
     Kernel k = rec.kernel(fmt::format("{}/{}{}", args.op(), kind_name(kind),
                                       per_thread ? "_per_thread" : "_workgroup"),
-                          prefix(kind, in, out_storage) +
-                              std::string(wgsl::ops_reduce_reduce),
+                          prefix(kind, in, out_storage) + std::string(wgsl::ops_reduce_reduce),
                           {{"WG", double(wg)},
                            {"OP", double(static_cast<uint32_t>(kind))},
                            {"KEEP_RANK", double(keep.size())},

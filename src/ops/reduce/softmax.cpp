@@ -11,7 +11,9 @@ class Softmax final : public BuiltinOp {
     std::string_view name() const override { return "aten._softmax.default"; }
     bool accepts_float16() const override { return true; }
     std::vector<std::string_view> aliases() const override { return {"aten.softmax.int"}; }
-    void record(Recorder& rec, const Args& args) const override { record_softmax(rec, args, false); }
+    void record(Recorder& rec, const Args& args) const override {
+        record_softmax(rec, args, false);
+    }
 };
 
 }  // namespace

@@ -19,16 +19,18 @@ void record_softmax(Recorder& rec, const Args& args, bool log) {
                               dtype_name(self.dtype())));
     }
     if (storage == DType::f16 && !rec.device().features.shader_f16) {
-        args.fail("self is float16, which needs the adapter's shader-f16 feature; this device "
-                  "lacks it.");
+        args.fail(
+            "self is float16, which needs the adapter's shader-f16 feature; this device "
+            "lacks it.");
     }
     if (args.size() == 4 && !args.is_none(2)) {
         // _softmax passes half_to_float (a bool); softmax.int passes dtype (an int code). Both
         // would make out's type differ from self's, which is not supported.
         if (std::holds_alternative<bool>(args[2].value())) {
             if (args.boolean(2, "half_to_float")) {
-                args.fail("half_to_float=true (a float32 out for a float16 self) is not "
-                          "supported; out must have self's dtype.");
+                args.fail(
+                    "half_to_float=true (a float32 out for a float16 self) is not "
+                    "supported; out must have self's dtype.");
             }
         } else if (auto dtype = optional_scalar_type_arg(args, 2, "dtype");
                    dtype && storage_dtype(*dtype) != storage) {
@@ -54,15 +56,13 @@ void record_softmax(Recorder& rec, const Args& args, bool log) {
     while (preferred < 256 && preferred < count) preferred *= 2;
     uint32_t wg = rec.workgroup_size(per_thread ? 256 : preferred);
     Grid grid = per_thread ? rec.grid_1d(p.rows, wg) : rec.grid_1d(p.rows, 1);
-    Kernel k = rec.kernel(fmt::format("{}/{}", args.op(),
-                                      per_thread ? "per_thread"
-                                      : subgroups ? "workgroup_subgroups"
-                                                  : "workgroup"),
-                          workgroup_reduce_prelude(storage, subgroups) +
-                              std::string(wgsl::ops_reduce_softmax),
-                          {{"WG", double(wg)},
-                           {"LOG", log ? 1.0 : 0.0},
-                           {"PER_THREAD", per_thread ? 1.0 : 0.0}});
+    Kernel k = rec.kernel(
+        fmt::format("{}/{}", args.op(),
+                    per_thread  ? "per_thread"
+                    : subgroups ? "workgroup_subgroups"
+                                : "workgroup"),
+        workgroup_reduce_prelude(storage, subgroups) + std::string(wgsl::ops_reduce_softmax),
+        {{"WG", double(wg)}, {"LOG", log ? 1.0 : 0.0}, {"PER_THREAD", per_thread ? 1.0 : 0.0}});
     rec.dispatch(k, {self, out, Binding::uniform(p)}, grid);
 }
 

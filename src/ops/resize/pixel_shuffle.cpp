@@ -61,8 +61,9 @@ class PixelShuffle final : public BuiltinOp {
         if (out.numel() > std::numeric_limits<int32_t>::max()) {
             args.fail("tensors beyond 2^31 elements are not supported.");
         }
-        PixelShuffleParams p{uint32_t(out.numel()), uint32_t(C / (r * r)), uint32_t(H * r),
-                             uint32_t(W * r), uint32_t(r), uint32_t(H), uint32_t(W), 0};
+        PixelShuffleParams p{
+            uint32_t(out.numel()), uint32_t(C / (r * r)), uint32_t(H * r), uint32_t(W * r),
+            uint32_t(r),           uint32_t(H),           uint32_t(W),     0};
         uint32_t wg = rec.workgroup_size(128);
         Kernel k = rec.kernel(fmt::format("{}/{}", name(), wgsl_scalar(x.dtype())),
                               wgsl_alias(x.dtype()) + std::string(wgsl::ops_resize_pixel_shuffle),

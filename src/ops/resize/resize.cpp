@@ -11,8 +11,8 @@ namespace wgx::ops {
 std::pair<double, double> check_resize(const Args& args, const Tensor& x, const Tensor& out,
                                        size_t size_index, size_t scales_index, ResizeParams& p) {
     if (x.rank() != 4) {
-        args.fail(fmt::format("input must be 4-D [N, C, H, W], got shape {}.",
-                              shape_string(x.shape())));
+        args.fail(
+            fmt::format("input must be 4-D [N, C, H, W], got shape {}.", shape_string(x.shape())));
     }
     if (out.dtype() != x.dtype()) {
         args.fail(fmt::format("out must have the dtype of input ({}), got {}.",

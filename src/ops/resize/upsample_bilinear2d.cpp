@@ -32,8 +32,8 @@ class UpsampleBilinear2d final : public BuiltinOp {
         const Tensor& x = args.tensor(0, "input");
         const Tensor& out = args.tensor(4, "out");
         if (storage_dtype(x.dtype()) != DType::f32 && storage_dtype(x.dtype()) != DType::f16) {
-            args.fail(fmt::format("input must be float32 or float16, got {}.",
-                                  dtype_name(x.dtype())));
+            args.fail(
+                fmt::format("input must be float32 or float16, got {}.", dtype_name(x.dtype())));
         }
         expect_float16_support(rec, args, x.dtype());
         bool align_corners = args.boolean(2, "align_corners");

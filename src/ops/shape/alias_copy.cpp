@@ -1,6 +1,6 @@
 // aten.alias_copy.default (and aten.alias.default): out = self. Args: [self, out]. A buffer copy.
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {

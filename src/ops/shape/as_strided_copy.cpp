@@ -20,10 +20,11 @@ class AsStridedCopy final : public BuiltinOp {
         const Tensor& out = args.tensor(args.size() - 1, "out");
         std::vector<int64_t> size = args.int_list(1, "size");
         std::vector<int64_t> stride = args.int_list(2, "stride");
-        int64_t offset = args.size() == 5 && !args.is_none(3) ? args.integer(3, "storage_offset") : 0;
+        int64_t offset =
+            args.size() == 5 && !args.is_none(3) ? args.integer(3, "storage_offset") : 0;
         if (size.size() != stride.size()) {
-            args.fail(fmt::format("size has {} dims but stride has {}.", size.size(),
-                                  stride.size()));
+            args.fail(
+                fmt::format("size has {} dims but stride has {}.", size.size(), stride.size()));
         }
         expect_shape(args, out, Shape(size.begin(), size.end()), "out");
         if (out.dtype() != self.dtype()) {

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/cat.wgsl.h"
 #include "ops/shape/strided_copy.h"
 

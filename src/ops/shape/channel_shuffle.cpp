@@ -31,7 +31,8 @@ namespace {
 
 using Schema = schema::ChannelShuffle;
 
-constexpr size_t kSlots = 4;  // inputs and outputs per dispatch: 8 storage buffers, WebGPU's minimum
+constexpr size_t kSlots =
+    4;  // inputs and outputs per dispatch: 8 storage buffers, WebGPU's minimum
 
 struct Params {
     uint32_t threads, inner, groups, per_group;
@@ -51,7 +52,8 @@ struct Piece {
 
 // The bindings and binding pickers channel_shuffle.wgsl expects, for this many inputs and outputs.
 std::string bindings_wgsl(size_t ins, size_t outs) {
-    std::string s = fmt::format("const IN_COUNT: u32 = {}u;\nconst OUT_COUNT: u32 = {}u;\n", ins, outs);
+    std::string s =
+        fmt::format("const IN_COUNT: u32 = {}u;\nconst OUT_COUNT: u32 = {}u;\n", ins, outs);
     for (size_t j = 0; j < ins; ++j) {
         s += fmt::format("@group(0) @binding({}) var<storage, read> in{}: array<u32>;\n", j, j);
     }
@@ -61,10 +63,12 @@ std::string bindings_wgsl(size_t ins, size_t outs) {
     }
     s += fmt::format("@group(0) @binding({}) var<uniform> params: Params;\n", ins + outs);
     s += "fn load_in(j: u32, at: u32) -> u32 {\n";
-    for (size_t j = 1; j < ins; ++j) s += fmt::format("    if (j == {}u) {{ return in{}[at]; }}\n", j, j);
+    for (size_t j = 1; j < ins; ++j)
+        s += fmt::format("    if (j == {}u) {{ return in{}[at]; }}\n", j, j);
     s += "    return in0[at];\n}\n";
     s += "fn load_out(k: u32, at: u32) -> u32 {\n";
-    for (size_t k = 1; k < outs; ++k) s += fmt::format("    if (k == {}u) {{ return out{}[at]; }}\n", k, k);
+    for (size_t k = 1; k < outs; ++k)
+        s += fmt::format("    if (k == {}u) {{ return out{}[at]; }}\n", k, k);
     s += "    return out0[at];\n}\n";
     s += "fn store_out(k: u32, at: u32, v: u32) {\n";
     for (size_t k = 1; k < outs; ++k) {
@@ -89,7 +93,8 @@ class ChannelShuffle final : public BuiltinOp {
             inputs.push_back(*list[i]);
         }
         const Tensor first = inputs[0];
-        if (first.rank() == 0) args.fail("tensors[0] is zero-dimensional; the shuffle needs a dim.");
+        if (first.rank() == 0)
+            args.fail("tensors[0] is zero-dimensional; the shuffle needs a dim.");
         const DType dtype = first.dtype();
         const int64_t dim = wrap_dim(args, args.integer(Schema::dim, "dim"), first.rank(), "dim");
 
@@ -115,9 +120,10 @@ class ChannelShuffle final : public BuiltinOp {
 
         const int64_t groups = args.integer(Schema::groups, "groups");
         if (groups < 1 || channels % groups != 0) {
-            args.fail(fmt::format("groups ({}) must be positive and divide the {} channels of "
-                                  "dim {} of the concatenation {}.",
-                                  groups, channels, dim, shape_string(shape)));
+            args.fail(
+                fmt::format("groups ({}) must be positive and divide the {} channels of "
+                            "dim {} of the concatenation {}.",
+                            groups, channels, dim, shape_string(shape)));
         }
 
         // The pieces to write: the whole shuffled tensor, or the split's present outputs.
@@ -143,10 +149,10 @@ class ChannelShuffle final : public BuiltinOp {
                 total += s;
             }
             if (total != channels) {
-                args.fail(fmt::format("split_sizes {} add up to {}, but the concatenation {} has "
-                                      "{} channels in dim {}.",
-                                      shape_string(sizes), total, shape_string(shape), channels,
-                                      dim));
+                args.fail(
+                    fmt::format("split_sizes {} add up to {}, but the concatenation {} has "
+                                "{} channels in dim {}.",
+                                shape_string(sizes), total, shape_string(shape), channels, dim));
             }
             auto outs = args.tensor_list(Schema::out, "out");
             if (outs.size() != sizes.size()) {

@@ -1,7 +1,7 @@
 // aten.clone.default: out = a copy of self. Args: [self, memory_format?, out]; tensors are
 // contiguous, so every memory format gives the same bytes. A buffer copy.
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {

@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "base/half.h"
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {
@@ -50,8 +50,8 @@ class ConstantPadNd final : public BuiltinOp {
             int64_t hi = 2 * k < static_cast<int64_t>(pad.size()) ? pad[2 * k + 1] : 0;
             shape[d] = self.shape()[d] + lo + hi;
             if (shape[d] < 1) {
-                args.fail(fmt::format("pad ({}, {}) leaves dim {} of size {} with {} elements.",
-                                      lo, hi, d, self.shape()[d], shape[d]));
+                args.fail(fmt::format("pad ({}, {}) leaves dim {} of size {} with {} elements.", lo,
+                                      hi, d, self.shape()[d], shape[d]));
             }
             copy.push_back({shape[d], strides[d], 0, self.shape()[d], lo});
         }

@@ -2,8 +2,8 @@
 // Args: [self, size, implicit, out]. Every dtype.
 #include <fmt/format.h>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {
@@ -31,7 +31,8 @@ class ExpandCopy final : public BuiltinOp {
             int64_t j = i - (rank - self.rank());
             int64_t stride = 0;
             if (j < 0) {
-                if (size[i] < 1) args.fail(fmt::format("size[{}] is {} for a new dim.", i, size[i]));
+                if (size[i] < 1)
+                    args.fail(fmt::format("size[{}] is {} for a new dim.", i, size[i]));
                 shape[i] = size[i];
             } else if (size[i] == -1 || size[i] == self.shape()[j]) {
                 shape[i] = self.shape()[j];

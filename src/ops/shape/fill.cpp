@@ -51,8 +51,8 @@ void record_fill(Recorder& rec, const Args& args, const Tensor& out, double valu
         args.fail(fmt::format("fill value {} does not fit the int32 the GPU stores.", value));
     }
     uint32_t lanes = lanes_per_word(out.dtype());
-    FillParams p{static_cast<uint32_t>(ceil_div(out.numel(), lanes)), pattern_for(out.dtype(), value),
-                 0, 0};
+    FillParams p{static_cast<uint32_t>(ceil_div(out.numel(), lanes)),
+                 pattern_for(out.dtype(), value), 0, 0};
     uint32_t wg = rec.workgroup_size(256);
     Kernel k = rec.kernel("fill", std::string(wgsl::ops_shape_fill), {{"WG", double(wg)}});
     rec.dispatch(k, {out, Binding::uniform(p)}, rec.grid_1d(p.words, wg));
@@ -69,13 +69,13 @@ struct FillRow {
 };
 
 constexpr FillRow kFillOps[] = {
-    {"aten.full.default", 1},        // [size, fill_value, dtype?, layout?, device?, pin_memory?, out]
-    {"aten.full_like.default", 1},   // [self, fill_value, dtype?, ..., memory_format?, out]
-    {"aten.zeros.default", -1, 0},   // [size, dtype?, layout?, device?, pin_memory?, out]
+    {"aten.full.default", 1},  // [size, fill_value, dtype?, layout?, device?, pin_memory?, out]
+    {"aten.full_like.default", 1},  // [self, fill_value, dtype?, ..., memory_format?, out]
+    {"aten.zeros.default", -1, 0},  // [size, dtype?, layout?, device?, pin_memory?, out]
     {"aten.ones.default", -1, 1},
     {"aten.zeros_like.default", -1, 0},  // [self, dtype?, ..., memory_format?, out]
     {"aten.ones_like.default", -1, 1},
-    {"aten.fill.Scalar", 1},         // [self, value, out]
+    {"aten.fill.Scalar", 1},  // [self, value, out]
 };
 
 class FillOp final : public BuiltinOp {
@@ -96,7 +96,8 @@ class FillOp final : public BuiltinOp {
             args.fail(fmt::format("out has shape {}, expected {}.", shape_string(out.shape()),
                                   shape_string(want)));
         }
-        double value = row_.value_index < 0 ? row_.fixed : args.number(size_t(row_.value_index), "fill_value");
+        double value =
+            row_.value_index < 0 ? row_.fixed : args.number(size_t(row_.value_index), "fill_value");
         record_fill(rec, args, out, value);
     }
 

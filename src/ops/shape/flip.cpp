@@ -2,8 +2,8 @@
 // Every dtype.
 #include <algorithm>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {

@@ -2,8 +2,8 @@
 // Args: [self, dim, index, out]; a negative index counts from the end. Every dtype.
 #include <fmt/format.h>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {
@@ -23,8 +23,8 @@ class SelectCopy final : public BuiltinOp {
         int64_t size = self.shape()[dim];
         int64_t index = args.integer(2, "index");
         if (index < -size || index >= size) {
-            args.fail(fmt::format("index {} is out of range for dim {} of size {}.", index, dim,
-                                  size));
+            args.fail(
+                fmt::format("index {} is out of range for dim {} of size {}.", index, dim, size));
         }
         if (index < 0) index += size;
         expect_dtype(args, out, self.dtype(), "out");

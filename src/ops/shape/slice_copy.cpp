@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {
@@ -26,7 +26,8 @@ class SliceCopy final : public BuiltinOp {
         int64_t dim = wrap_dim(args, args.integer(1, "dim"), self.rank(), "dim");
         int64_t size = self.shape()[dim];
         int64_t start = args.is_none(2) ? 0 : args.integer(2, "start");
-        int64_t end = args.is_none(3) ? std::numeric_limits<int64_t>::max() : args.integer(3, "end");
+        int64_t end =
+            args.is_none(3) ? std::numeric_limits<int64_t>::max() : args.integer(3, "end");
         int64_t step = args.integer(4, "step");
         if (step < 1) args.fail(fmt::format("step is {}; it must be positive.", step));
         if (start < 0) start += size;

@@ -11,7 +11,8 @@ void record_split(Recorder& rec, const Args& args, const Tensor& self,
                   const std::vector<int64_t>& sizes, int64_t dim,
                   const std::vector<std::optional<Tensor>>& outs) {
     if (outs.size() != sizes.size()) {
-        args.fail(fmt::format("out has {} tensors; the split makes {}.", outs.size(), sizes.size()));
+        args.fail(
+            fmt::format("out has {} tensors; the split makes {}.", outs.size(), sizes.size()));
     }
     expect_indexable(args, self, "self");
     auto strides = contiguous_strides(self.shape());

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/split.h"
 
 namespace wgx::ops {

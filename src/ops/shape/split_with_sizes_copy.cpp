@@ -3,8 +3,8 @@
 // (list; absent entries are skipped)]. Every dtype.
 #include <fmt/format.h>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/split.h"
 
 namespace wgx::ops {
@@ -24,8 +24,9 @@ class SplitWithSizesCopy final : public BuiltinOp {
         int64_t dim = wrap_dim(args, args.integer(2, "dim"), self.rank(), "dim");
         int64_t total = 0;
         for (int64_t s : sizes) {
-            if (s < 1) args.fail(fmt::format("split_sizes {} holds {}; sizes must be positive.",
-                                             shape_string(sizes), s));
+            if (s < 1)
+                args.fail(fmt::format("split_sizes {} holds {}; sizes must be positive.",
+                                      shape_string(sizes), s));
             total += s;
         }
         if (total != self.shape()[dim]) {

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {
@@ -32,7 +32,8 @@ class SqueezeCopy final : public BuiltinOp {
         }
         Shape shape;
         for (int64_t d = 0; d < self.rank(); ++d) {
-            bool drop = self.shape()[d] == 1 && std::find(dims.begin(), dims.end(), d) != dims.end();
+            bool drop =
+                self.shape()[d] == 1 && std::find(dims.begin(), dims.end(), d) != dims.end();
             if (!drop) shape.push_back(self.shape()[d]);
         }
         expect_shape(args, out, shape, "out");

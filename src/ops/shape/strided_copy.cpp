@@ -52,7 +52,8 @@ void record(Recorder& rec, std::string_view label, const Tensor& src, const Tens
     uint32_t lanes = lanes_per_word(dst.dtype());
     std::vector<CopyDim> dims = collapse(raw_dims);
     if (dims.size() > 8) {
-        throw InvalidArgument(fmt::format("{}: {} dims after merging; at most 8.", label, dims.size()));
+        throw InvalidArgument(
+            fmt::format("{}: {} dims after merging; at most 8.", label, dims.size()));
     }
     StridedCopyParams p{};
     p.numel = static_cast<uint32_t>(numel);
@@ -82,8 +83,7 @@ void record(Recorder& rec, std::string_view label, const Tensor& src, const Tens
 uint32_t lanes_per_word(DType dtype) { return static_cast<uint32_t>(4 / device_size(dtype)); }
 
 void record_gather(Recorder& rec, std::string_view label, const Tensor& src, const Tensor& dst,
-                   std::vector<CopyDim> dims, int64_t src_base, CopyMode mode,
-                   uint32_t fill_bits) {
+                   std::vector<CopyDim> dims, int64_t src_base, CopyMode mode, uint32_t fill_bits) {
     auto strides = contiguous_strides(dst.shape());
     for (size_t d = 0; d < dims.size(); ++d) dims[d].dst_stride = strides[d];
     uint64_t numel = static_cast<uint64_t>(dst.numel());

@@ -6,8 +6,8 @@
 // int32, float64 -> float32, same dtype) are a buffer copy.
 #include <fmt/format.h>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/convert.wgsl.h"
 #include "ops/shape/strided_copy.h"
 
@@ -44,7 +44,8 @@ class ToCopy final : public BuiltinOp {
         const Tensor& self = args.tensor(0, "self");
         const Tensor& out = args.tensor(args.size() - 1, "out");
         if (args.size() > 2) {
-            if (auto dtype = optional_scalar_type_arg(args, 1, "dtype"); dtype && *dtype != out.dtype()) {
+            if (auto dtype = optional_scalar_type_arg(args, 1, "dtype");
+                dtype && *dtype != out.dtype()) {
                 args.fail(fmt::format("dtype argument {} differs from out's dtype {}.",
                                       dtype_name(*dtype), dtype_name(out.dtype())));
             }
@@ -59,12 +60,12 @@ class ToCopy final : public BuiltinOp {
         ConvertParams p{static_cast<uint32_t>(out.numel()),
                         static_cast<uint32_t>((out.numel() + lanes - 1) / lanes), 0, 0};
         uint32_t wg = rec.workgroup_size(256);
-        Kernel k = rec.kernel(fmt::format("{}/{}_to_{}", name(), dtype_name(self.dtype()),
-                                          dtype_name(out.dtype())),
-                              std::string(wgsl::ops_shape_convert),
-                              {{"WG", double(wg)},
-                               {"SRC", double(kind(self.dtype()))},
-                               {"DST", double(kind(out.dtype()))}});
+        Kernel k = rec.kernel(
+            fmt::format("{}/{}_to_{}", name(), dtype_name(self.dtype()), dtype_name(out.dtype())),
+            std::string(wgsl::ops_shape_convert),
+            {{"WG", double(wg)},
+             {"SRC", double(kind(self.dtype()))},
+             {"DST", double(kind(out.dtype()))}});
         rec.dispatch(k, {self, out, Binding::uniform(p)}, rec.grid_1d(p.words, wg));
     }
 };

@@ -2,8 +2,8 @@
 // Args: [self, dim, out]. A buffer copy.
 #include <fmt/format.h>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {

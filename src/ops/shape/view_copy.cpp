@@ -2,8 +2,8 @@
 // Args: [self, size, out]; size may hold one -1, inferred from the element count. A buffer copy.
 #include <fmt/format.h>
 
-#include "ops/registry.h"
 #include "ops/common/dims.h"
+#include "ops/registry.h"
 #include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {
@@ -32,7 +32,8 @@ class ViewCopy final : public BuiltinOp {
                 known *= size[i];
             }
         }
-        if (infer >= 0 && known > 0 && self.numel() % known == 0) size[infer] = self.numel() / known;
+        if (infer >= 0 && known > 0 && self.numel() % known == 0)
+            size[infer] = self.numel() / known;
         if (product(size) != self.numel() || (infer >= 0 && size[infer] < 0)) {
             args.fail(fmt::format("size {} is invalid for self {} ({} elements).",
                                   shape_string(int_list_arg(args, 1, "size")),

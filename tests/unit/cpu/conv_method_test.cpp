@@ -52,8 +52,8 @@ ConvProblem conv(int64_t N, int64_t C_in, int64_t H, int64_t W, int64_t C_out, i
 }
 
 // The transposed form: weight [C_in, C_out / groups, k, k].
-ConvProblem conv_transposed(int64_t N, int64_t C_in, int64_t H, int64_t W, int64_t C_out,
-                            int64_t k, int64_t stride = 1, int64_t pad = 0) {
+ConvProblem conv_transposed(int64_t N, int64_t C_in, int64_t H, int64_t W, int64_t C_out, int64_t k,
+                            int64_t stride = 1, int64_t pad = 0) {
     ConvProblem p = conv(N, C_in, H, W, C_out, k, stride, pad);
     p.transposed = true;
     p.H_out = (H - 1) * stride - 2 * pad + k;
@@ -228,9 +228,10 @@ TEST(ConvMethod, GridsBeyondThePerDimensionLimitFallBack) {
 }
 
 TEST(ConvMethod, NamesAreDistinct) {
-    const std::array all{ConvMethod::pointwise_gemm, ConvMethod::implicit_gemm,
-                         ConvMethod::grouped_implicit_gemm, ConvMethod::im2col_gemm,
-                         ConvMethod::depthwise_tiled, ConvMethod::depthwise, ConvMethod::direct};
+    const std::array all{
+        ConvMethod::pointwise_gemm, ConvMethod::implicit_gemm,   ConvMethod::grouped_implicit_gemm,
+        ConvMethod::im2col_gemm,    ConvMethod::depthwise_tiled, ConvMethod::depthwise,
+        ConvMethod::direct};
     for (size_t i = 0; i < all.size(); ++i) {
         for (size_t j = i + 1; j < all.size(); ++j) EXPECT_NE(to_string(all[i]), to_string(all[j]));
     }
