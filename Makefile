@@ -17,8 +17,8 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The fast checks, run first in CI: the rooms' include rules (docs/ARCHITECTURE.md) and
-# python/'s lint and format (scripts/lint.sh). No build needed.
+# The fast checks, run first in CI: the rooms' include rules (docs/ARCHITECTURE.md), the C++
+# format (.clang-format) and python/'s lint and format (scripts/lint.sh). No build needed.
 lint: deps
 	scripts/lint.sh
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Lint and format checks (no build needed; meant to run first, to fail fast).
 #   the rooms: scripts/check_rooms.py, every include within its room's rules.
+#   C++: clang-format --dry-run on every tracked C++ file (style in .clang-format; Debian's
+#        clang-format, installed by scripts/install-deps.sh).
 #   python/: `ruff check` and `ruff format --check` with the ruff pinned in
 #            python/requirements-lint.txt (settings in python/pyproject.toml), installed into
 #            the ignored .cache/lint-venv. The install is redone only when the pin changes.
@@ -69,7 +71,28 @@ lint_rooms() {
     python3 scripts/check_rooms.py || status=1
 }
 
+lint_cpp() {
+    if ! command -v clang-format >/dev/null; then
+        echo "[lint] ERROR: clang-format is missing (scripts/install-deps.sh installs it)" >&2
+        status=2
+        return
+    fi
+    echo "[lint] $(clang-format --version | sed 's/^.*version /clang-format /'): C++ style"
+    local files log
+    log=$(mktemp)
+    mapfile -t files < <(git ls-files '*.cpp' '*.h' '*.hpp' | grep -v '^third_party/')
+    if ! clang-format --dry-run --Werror "${files[@]}" 2>"$log"; then
+        grep -E '^[^ ].*(warning|error):' "$log" | cut -d: -f1 | sort -u |
+            sed 's/^/[lint]   /' >&2
+        echo "[lint] FAILED: the files above are not formatted as .clang-format says" \
+             "(fix: clang-format -i FILE...)" >&2
+        status=1
+    fi
+    rm -f "$log"
+}
+
 lint_rooms
+lint_cpp
 install_ruff || exit 2
 lint_python
 
