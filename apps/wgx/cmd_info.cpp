@@ -10,6 +10,7 @@
 #include "graph/graph_summary.h"
 #include "graph/load.h"
 #include "graph/memory_plan.h"
+#include "graph/schema/size_rules.h"
 #include "ops/registry.h"
 #include "wgx/wgx.h"
 
@@ -142,9 +143,13 @@ void print_model(const std::string& path, const std::string& method, bool float1
     fmt::print("ops: {} calls of {} kinds\n", g.chain.size(), counts.size());
     std::vector<graph::OpCount> missing;
     for (const auto& c : counts) {
-        bool ok = ops::find(c.name) != nullptr;
+        const bool host = graph::is_host_op(c.name);
+        const bool ok = host || ops::find(c.name) != nullptr;
         if (!ok) missing.push_back(c);
-        fmt::print("  {:5}  {}{}\n", c.count, c.name, ok ? "" : "   (unsupported)");
+        fmt::print("  {:5}  {}{}\n", c.count, c.name,
+                   host ? "   (on the CPU)"
+                   : ok ? ""
+                        : "   (unsupported)");
     }
     if (missing.empty()) {
         fmt::print("unsupported ops: none\n");

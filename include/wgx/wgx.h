@@ -15,6 +15,7 @@
 #include "wgx/log.h"
 #include "wgx/op.h"
 #include "wgx/program.h"
+#include "wgx/runner.h"
 #include "wgx/tensor.h"
 #include "wgx/version.h"
 

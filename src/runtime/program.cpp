@@ -12,6 +12,7 @@
 #include "graph/passes/fold_prepack.h"
 #include "graph/passes/fuse_all.h"
 #include "graph/passes/run_in_float16.h"
+#include "graph/schema/size_rules.h"
 #include "ops/registry.h"
 
 namespace wgx {
@@ -61,7 +62,9 @@ Program Program::from_graph(graph::Graph graph, const ProgramOptions& options) {
     // Every op must exist before anything touches the GPU: list all that are missing at once.
     std::vector<graph::OpCount> missing;
     for (const auto& count : graph::count_ops(graph)) {
-        if (!lookup(count.name, state->extra_ops)) missing.push_back(count);
+        if (!graph::is_host_op(count.name) && !lookup(count.name, state->extra_ops)) {
+            missing.push_back(count);
+        }
     }
     if (!missing.empty()) {
         size_t calls = 0;

@@ -1,0 +1,47 @@
+// The sizes of one run of a program whose sizes change between runs (DESIGN §8): the actual
+// dims of every tensor and the actual value of every integer, found on the CPU from the actual
+// input sizes before anything is recorded. Memory stays planned at the upper bounds the file
+// gives; each op's size rule (schema/size_rules.h) says how its outputs follow its inputs, and
+// the symbolic-integer ops (sym_size, symint arithmetic, select_as_symint) are evaluated here
+// rather than on the GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace wgx::graph {
+
+// One input of a run: its actual dims and, for inputs whose values decide sizes
+// (select_as_symint reads them), its bytes in host layout.
+struct RunInput {
+    std::vector<int64_t> dims;
+    std::span<const std::byte> host_bytes;  // empty: the values are not known on the CPU
+};
+
+struct RunSizes {
+    // Per value id: the actual dims of a tensor (empty for other values).
+    std::vector<std::vector<int64_t>> dims;
+    // Per value id: the actual value of an Int or SymInt (0 for other values).
+    std::vector<int64_t> ints;
+};
+
+// The sizes a run with these inputs (in the program's input order) has. Throws LoadError naming
+// the op and the value when a rule finds sizes it cannot follow (an op without a size rule whose
+// inputs differ from the sizes the file gives, a size beyond its planned bound, a
+// select_as_symint of a value that only the GPU knows).
+RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs);
+
+// The inputs of a run at the sizes the file gives (their bounds), without data.
+std::vector<RunInput> declared_inputs(const Graph& graph);
+
+// Whether some op of the graph reads an input's data to find a size (select_as_symint): such
+// a program needs the input bytes for every run.
+bool sizes_depend_on_data(const Graph& graph);
+
+}  // namespace wgx::graph

@@ -1,0 +1,537 @@
+// The size rules, by op name. Argument positions follow the graph spelling of each op (outputs
+// last); the meaning of each op is documented at its implementation in src/ops.
+#include "graph/schema/size_rules.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "graph/schema/fused_ops.h"
+
+namespace wgx::graph {
+namespace {
+
+size_t last(const SizeCall& c) { return c.size() - 1; }
+
+// A dim index as PyTorch takes it (negative counts from the end), checked against the rank.
+size_t dim_index(const SizeCall& c, int64_t dim, size_t rank, size_t extra = 0) {
+    const auto r = static_cast<int64_t>(rank + extra);
+    if (dim < -r || dim >= r) {
+        c.fail("dim " + std::to_string(dim) + " is outside a rank " + std::to_string(r) +
+               " tensor.");
+    }
+    return static_cast<size_t>(dim < 0 ? dim + r : dim);
+}
+
+void same_as_input(SizeCall& c) { c.same_dims(0, last(c)); }
+
+void broadcast(SizeCall& c) {
+    std::vector<int64_t> out = c.dims(0);
+    for (size_t i = 1; i < last(c); ++i) {
+        if (c.is_tensor(i)) out = broadcast_dims(c, out, c.dims(i));
+    }
+    c.set_dims(last(c), out);
+}
+
+// [input, weight [N, K], ...]: the input's dims with the last replaced by N.
+void linear(SizeCall& c) {
+    std::vector<int64_t> out = c.dims(0);
+    const auto& w = c.dims(1);
+    if (out.empty() || w.size() != 2) c.fail("expects an input of rank >= 1 and a 2-D weight.");
+    out.back() = w[0];
+    c.set_dims(last(c), out);
+}
+
+// wgx.linear_epilogue: a linear whose output may also be the reshape after it (the pass folds
+// a view that adds or drops leading ones) or take its residual's sizes.
+void linear_epilogue(SizeCall& c) {
+    using L = schema::LinearEpilogue;
+    if (c.is_tensor(L::residual)) {
+        c.same_dims(L::residual, L::out);
+        return;
+    }
+    std::vector<int64_t> out = c.dims(L::input);
+    const auto& w = c.dims(L::weight);
+    if (out.empty() || w.size() != 2) c.fail("expects an input of rank >= 1 and a 2-D weight.");
+    out.back() = w[0];
+    const size_t rank = std::get<Tensor>(c.graph().values[c.id(L::out)]).dims.size();
+    while (out.size() < rank) out.insert(out.begin(), 1);
+    while (out.size() > rank && out.front() == 1) out.erase(out.begin());
+    c.set_dims(L::out, out);
+}
+
+void mm(SizeCall& c) {
+    const auto &a = c.dims(0), &b = c.dims(1);
+    if (a.size() != 2 || b.size() != 2) c.fail("expects two 2-D tensors.");
+    c.set_dims(last(c), {a[0], b[1]});
+}
+
+void addmm(SizeCall& c) {
+    const auto &a = c.dims(1), &b = c.dims(2);
+    if (a.size() != 2 || b.size() != 2) c.fail("expects two 2-D matrices.");
+    c.set_dims(last(c), {a[0], b[1]});
+}
+
+void bmm(SizeCall& c) {
+    const auto &a = c.dims(0), &b = c.dims(1);
+    if (a.size() != 3 || b.size() != 3) c.fail("expects two 3-D tensors.");
+    c.set_dims(last(c), {a[0], a[1], b[2]});
+}
+
+// [input, sizes, out]; one size may be -1 (the rest of the elements).
+void view(SizeCall& c) {
+    std::vector<int64_t> sizes = c.int_list(1);
+    int64_t numel = 1;
+    for (int64_t d : c.dims(0)) numel *= d;
+    int64_t known = 1;
+    int inferred = -1;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        if (sizes[i] == -1 && inferred < 0) {
+            inferred = static_cast<int>(i);
+        } else if (sizes[i] < 0) {
+            c.fail("size " + std::to_string(sizes[i]) + " in a view.");
+        } else {
+            known *= sizes[i];
+        }
+    }
+    if (inferred >= 0 && known > 0) sizes[static_cast<size_t>(inferred)] = numel / known;
+    int64_t total = 1;
+    for (int64_t d : sizes) total *= d;
+    if (total != numel) {
+        c.fail("a view of " + std::to_string(numel) + " elements as " + std::to_string(total) +
+               ".");
+    }
+    c.set_dims(last(c), sizes);
+}
+
+void permute(SizeCall& c) {
+    const auto& in = c.dims(0);
+    const std::vector<int64_t> order = c.int_list(1);
+    if (order.size() != in.size()) c.fail("the permutation's length is not the rank.");
+    std::vector<int64_t> out(in.size());
+    for (size_t i = 0; i < order.size(); ++i) out[i] = in[dim_index(c, order[i], in.size())];
+    c.set_dims(last(c), out);
+}
+
+// [input, dim, start?, end?, step, out], with PyTorch's clamping of start and end.
+void slice(SizeCall& c) {
+    std::vector<int64_t> out = c.dims(0);
+    const size_t d = dim_index(c, c.integer(1), out.size());
+    const int64_t n = out[d];
+    auto clamp_index = [&](size_t arg, int64_t absent) {
+        if (c.is_none(arg)) return absent;
+        int64_t v = c.integer(arg);
+        if (v < 0) v += n;
+        return std::clamp<int64_t>(v, 0, n);
+    };
+    const int64_t start = clamp_index(2, 0);
+    const int64_t end = std::max(start, clamp_index(3, n));
+    const int64_t step = c.size() > 5 ? c.integer(4) : 1;
+    if (step <= 0) c.fail("slice step " + std::to_string(step) + " is not positive.");
+    out[d] = (end - start + step - 1) / step;
+    c.set_dims(last(c), out);
+}
+
+void select(SizeCall& c) {
+    std::vector<int64_t> out = c.dims(0);
+    const size_t d = dim_index(c, c.integer(1), out.size());
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(d));
+    c.set_dims(last(c), out);
+}
+
+void unsqueeze(SizeCall& c) {
+    std::vector<int64_t> out = c.dims(0);
+    const size_t d = dim_index(c, c.integer(1), out.size(), 1);
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(d), 1);
+    c.set_dims(last(c), out);
+}
+
+// squeeze_copy.dims [input, dims, out], .dim [input, dim, out], .default [input, out].
+void squeeze(SizeCall& c) {
+    const auto& in = c.dims(0);
+    std::vector<bool> drop(in.size(), false);
+    if (c.size() == 2) {
+        for (size_t i = 0; i < in.size(); ++i) drop[i] = in[i] == 1;
+    } else {
+        for (int64_t d : c.int_list(1)) {
+            const size_t k = dim_index(c, d, in.size());
+            drop[k] = in[k] == 1;
+        }
+    }
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (!drop[i]) out.push_back(in[i]);
+    }
+    c.set_dims(last(c), out);
+}
+
+// [tensors, dim, out]
+void cat(SizeCall& c) {
+    const std::vector<int32_t> ids = c.tensor_ids(0);
+    if (ids.empty()) c.fail("has no tensors.");
+    std::vector<int64_t> out = c.dims_of(ids[0]);
+    const size_t d = dim_index(c, c.integer(1), out.size());
+    out[d] = 0;
+    for (int32_t id : ids) {
+        const auto& dims = c.dims_of(id);
+        if (dims.size() != out.size()) c.fail("joins tensors of different ranks.");
+        out[d] += dims[d];
+    }
+    c.set_dims(last(c), out);
+}
+
+// [input, sizes, implicit?, out]; -1 keeps the input's dim.
+void expand(SizeCall& c) {
+    const auto& in = c.dims(0);
+    std::vector<int64_t> out = c.int_list(1);
+    if (out.size() < in.size()) c.fail("expands to a lower rank.");
+    const size_t lead = out.size() - in.size();
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (out[i] == -1) {
+            if (i < lead) c.fail("-1 in a new leading dim.");
+            out[i] = in[i - lead];
+        }
+    }
+    c.set_dims(last(c), out);
+}
+
+// [weight [V, D], indices, ...]: indices' dims + [D].
+void embedding(SizeCall& c) {
+    const auto& w = c.dims(0);
+    if (w.size() != 2) c.fail("expects a 2-D weight.");
+    std::vector<int64_t> out = c.dims(1);
+    out.push_back(w[1]);
+    c.set_dims(last(c), out);
+}
+
+// [xq, xk, freqs..., (xq_out, xk_out)]
+void rotary(SizeCall& c) {
+    const std::vector<int32_t> outs = c.tensor_ids(last(c));
+    if (outs.size() != 2) c.fail("expects two outputs.");
+    c.set_dims_of(outs[0], c.dims(0));
+    c.set_dims_of(outs[1], c.dims(1));
+}
+
+// [input, dims?, keepdim, ..., out] (mean.dim, sum.dim_IntList, amax, amin).
+void reduce_dims(SizeCall& c) {
+    const auto& in = c.dims(0);
+    std::vector<bool> reduced(in.size(), c.is_none(1));
+    if (!c.is_none(1)) {
+        const std::vector<int64_t> dims = c.int_list(1);
+        if (dims.empty()) reduced.assign(in.size(), true);
+        for (int64_t d : dims) reduced[dim_index(c, d, in.size())] = true;
+    }
+    const bool keepdim = c.size() > 3 && !c.is_none(2) && c.integer(2) != 0;
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (!reduced[i]) {
+            out.push_back(in[i]);
+        } else if (keepdim) {
+            out.push_back(1);
+        }
+    }
+    c.set_dims(last(c), out);
+}
+
+// [input, dim?, keepdim, out] (argmax, argmin): one dim, or all when absent.
+void reduce_one_dim(SizeCall& c) {
+    const auto& in = c.dims(0);
+    const bool keepdim = c.integer(2) != 0;
+    std::vector<int64_t> out;
+    if (c.is_none(1)) {
+        if (keepdim) out.assign(in.size(), 1);
+    } else {
+        const size_t d = dim_index(c, c.integer(1), in.size());
+        for (size_t i = 0; i < in.size(); ++i) {
+            if (i != d) {
+                out.push_back(in[i]);
+            } else if (keepdim) {
+                out.push_back(1);
+            }
+        }
+    }
+    c.set_dims(last(c), out);
+}
+
+// [sizes, ...]: full, zeros, ones.
+void from_sizes(SizeCall& c) { c.set_dims(last(c), c.int_list(0)); }
+
+// Host ops: symbolic integers.
+void sym_size(SizeCall& c) {
+    const auto& in = c.dims(0);
+    c.set_int(last(c), in[dim_index(c, c.integer(1), in.size())]);
+}
+
+template <typename F>
+void sym_arith(SizeCall& c, F f) {
+    c.set_int(last(c), f(c.integer(0), c.integer(1)));
+}
+
+void sym_add(SizeCall& c) {
+    sym_arith(c, [](int64_t a, int64_t b) { return a + b; });
+}
+void sym_sub(SizeCall& c) {
+    sym_arith(c, [](int64_t a, int64_t b) { return a - b; });
+}
+void sym_mul(SizeCall& c) {
+    sym_arith(c, [](int64_t a, int64_t b) { return a * b; });
+}
+void sym_floordiv(SizeCall& c) {
+    if (c.integer(1) == 0) c.fail("divides by zero.");
+    sym_arith(c, [](int64_t a, int64_t b) {
+        const int64_t q = a / b;
+        return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    });
+}
+
+// [tensor, dim, index, out]: one element of an integer tensor whose values the CPU knows.
+void select_as_symint(SizeCall& c) {
+    const auto& in = c.dims(0);
+    const std::span<const std::byte> bytes = c.host_bytes(0);
+    if (bytes.empty()) {
+        c.fail("reads value " + std::to_string(c.id(0)) +
+               ", whose data is known only on the GPU; give it as a program input.");
+    }
+    const size_t d = dim_index(c, c.integer(1), in.size());
+    int64_t index = c.integer(2);
+    if (index < 0) index += in[d];
+    if (index < 0 || index >= in[d]) c.fail("index " + std::to_string(index) + " is out of range.");
+    int64_t stride = 1, numel = 1;
+    for (size_t i = 0; i < in.size(); ++i) {
+        numel *= in[i];
+        if (i > d) stride *= in[i];
+    }
+    const size_t at = static_cast<size_t>(index * stride);
+    const size_t width = bytes.size() / static_cast<size_t>(std::max<int64_t>(1, numel));
+    int64_t value = 0;
+    if (width == 8) {
+        std::memcpy(&value, bytes.data() + at * 8, 8);
+    } else if (width == 4) {
+        int32_t v32 = 0;
+        std::memcpy(&v32, bytes.data() + at * 4, 4);
+        value = v32;
+    } else {
+        c.fail("reads a tensor of " + std::to_string(width) + "-byte elements, not an integer.");
+    }
+    c.set_int(last(c), value);
+}
+
+// Writing S positions of a [1, C, H, D] cache from `start` must stay inside it.
+void check_cache_window(SizeCall& c, size_t cache, size_t start, int64_t positions) {
+    const auto& dims = c.dims(cache);
+    const int64_t from = c.integer(start);
+    if (dims.size() != 4) c.fail("expects a [1, C, H, D] cache.");
+    if (from < 0 || from + positions > dims[1]) {
+        c.fail("positions " + std::to_string(from) + " .. " + std::to_string(from + positions - 1) +
+               " are outside the cache of " + std::to_string(dims[1]) + " positions.");
+    }
+}
+
+// sdpa_with_kv_cache [q [1, S, Hq, D], k, v, k_cache, v_cache, input_pos, ...]: out has q's sizes.
+void sdpa_with_kv_cache(SizeCall& c) {
+    check_cache_window(c, 3, 5, c.dims(0).at(1));
+    c.same_dims(0, last(c));
+}
+
+// custom_sdpa [q, k_cache, v_cache, start_pos, ...]: attends over positions < start_pos + S.
+void custom_sdpa(SizeCall& c) {
+    check_cache_window(c, 1, 3, c.dims(0).at(1));
+    c.same_dims(0, last(c));
+}
+
+// update_cache [value [1, S, H, D], cache, start_pos, out].
+void update_cache(SizeCall& c) {
+    check_cache_window(c, 1, 2, c.dims(0).at(1));
+    if (c.is_tensor(last(c))) c.same_dims(1, last(c));
+}
+
+void nothing(SizeCall&) {}
+
+struct Entry {
+    std::string_view name;
+    SizeRule rule;
+    bool host = false;
+    bool reads_data = false;
+};
+
+constexpr std::array kSameAsInput = {
+    "aten.relu.default",
+    "aten.sigmoid.default",
+    "aten.tanh.default",
+    "aten.silu.default",
+    "aten.hardswish.default",
+    "aten.hardsigmoid.default",
+    "aten.exp.default",
+    "aten.log.default",
+    "aten.sqrt.default",
+    "aten.rsqrt.default",
+    "aten.neg.default",
+    "aten.abs.default",
+    "aten.sin.default",
+    "aten.cos.default",
+    "aten.erf.default",
+    "aten.reciprocal.default",
+    "aten.floor.default",
+    "aten.ceil.default",
+    "aten.round.default",
+    "aten.trunc.default",
+    "aten.sign.default",
+    "aten.gelu.default",
+    "aten.hardtanh.default",
+    "aten.clamp.default",
+    "aten.leaky_relu.default",
+    "aten.clone.default",
+    "aten._to_copy.default",
+    "aten.alias_copy.default",
+    "aten.alias.default",
+    "aten._softmax.default",
+    "aten.softmax.int",
+    "aten._log_softmax.default",
+    "aten.log_softmax.int",
+    "aten.logical_not.default",
+    "aten.add.Scalar",
+    "aten.sub.Scalar",
+    "aten.rsub.Scalar",
+    "aten.mul.Scalar",
+    "aten.div.Scalar",
+    "aten.pow.Tensor_Scalar",
+    "aten.eq.Scalar",
+    "aten.ne.Scalar",
+    "aten.lt.Scalar",
+    "aten.le.Scalar",
+    "aten.gt.Scalar",
+    "aten.ge.Scalar",
+    "aten.fill.Scalar",
+    "aten.full_like.default",
+    "aten.zeros_like.default",
+    "aten.ones_like.default",
+    "dim_order_ops._to_dim_order_copy.default",
+    "dim_order_ops._clone_dim_order.default",
+    "et_vk.prepack.default",
+    "et_vk.rms_norm.default",
+};
+
+constexpr std::array kBroadcast = {
+    "aten.add.Tensor",
+    "aten.mul.Tensor",
+    "aten.sub.Tensor",
+    "aten.div.Tensor",
+    "aten.div.Tensor_mode",
+    "aten.maximum.default",
+    "aten.minimum.default",
+    "aten.pow.Tensor_Tensor",
+    "aten.eq.Tensor",
+    "aten.ne.Tensor",
+    "aten.lt.Tensor",
+    "aten.le.Tensor",
+    "aten.gt.Tensor",
+    "aten.ge.Tensor",
+    "aten.where.self",
+    "aten.logical_and.default",
+    "aten.logical_or.default",
+    "aten.bitwise_and.Tensor",
+    "aten.bitwise_or.Tensor",
+    schema::MulSigmoid::name.data(),
+    schema::MulHardsigmoid::name.data(),
+};
+
+const std::unordered_map<std::string_view, Entry>& table() {
+    static const auto* t = [] {
+        auto* m = new std::unordered_map<std::string_view, Entry>();
+        auto add = [&](std::string_view name, SizeRule rule, bool host = false,
+                       bool reads_data = false) {
+            (*m)[name] = Entry{name, rule, host, reads_data};
+        };
+        for (std::string_view n : kSameAsInput) add(n, same_as_input);
+        for (std::string_view n : kBroadcast) add(n, broadcast);
+        add("aten.linear.default", linear);
+        add(schema::LinearEpilogue::name, linear_epilogue);
+        add("aten.mm.default", mm);
+        add("aten.addmm.default", addmm);
+        add("aten.bmm.default", bmm);
+        add("aten.view_copy.default", view);
+        add("aten._unsafe_view.default", view);
+        add("aten.permute_copy.default", permute);
+        add("aten.slice_copy.Tensor", slice);
+        add("aten.select_copy.int", select);
+        add("aten.unsqueeze_copy.default", unsqueeze);
+        add("aten.squeeze_copy.dims", squeeze);
+        add("aten.squeeze_copy.dim", squeeze);
+        add("aten.squeeze_copy.default", squeeze);
+        add("aten.cat.default", cat);
+        add("aten.expand_copy.default", expand);
+        add("aten.embedding.default", embedding);
+        add("et_vk.apply_rotary_emb.default", rotary);
+        add("et_vk.apply_rotary_emb_hf.default", rotary);
+        add("et_vk.apply_rotary_emb_interleaved.default", rotary);
+        add("aten.mean.dim", reduce_dims);
+        add("aten.sum.dim_IntList", reduce_dims);
+        add("aten.amax.default", reduce_dims);
+        add("aten.amin.default", reduce_dims);
+        add("aten.argmax.default", reduce_one_dim);
+        add("aten.argmin.default", reduce_one_dim);
+        add("sdpa_with_kv_cache.default", sdpa_with_kv_cache);
+        add("llama.sdpa_with_kv_cache.default", sdpa_with_kv_cache);
+        add("custom_sdpa.default", custom_sdpa);
+        add("llama.custom_sdpa.default", custom_sdpa);
+        add("update_cache.default", update_cache);
+        add("llama.update_cache.default", update_cache);
+        add("aten.full.default", from_sizes);
+        add("aten.zeros.default", from_sizes);
+        add("aten.ones.default", from_sizes);
+        // Host ops. The Vulkan delegate spells symint arithmetic as Python's operators.
+        add("sym_size.int", sym_size, true);
+        add("aten.sym_size.int", sym_size, true);
+        add("add", sym_add, true);
+        add("sub", sym_sub, true);
+        add("mul", sym_mul, true);
+        add("floordiv", sym_floordiv, true);
+        add("et_vk.select_as_symint.default", select_as_symint, true, true);
+        add("aten.sym_constrain_range_for_size.default", nothing, true);
+        add("aten._assert_scalar.default", nothing, true);
+        return m;
+    }();
+    return *t;
+}
+
+const Entry* find_entry(std::string_view op) {
+    const auto& t = table();
+    const auto it = t.find(op);
+    return it == t.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+SizeRule find_size_rule(std::string_view op) {
+    const Entry* e = find_entry(op);
+    return e ? e->rule : nullptr;
+}
+
+bool is_host_op(std::string_view op) {
+    const Entry* e = find_entry(op);
+    return e != nullptr && e->host;
+}
+
+bool reads_data_for_sizes(std::string_view op) {
+    const Entry* e = find_entry(op);
+    return e != nullptr && e->reads_data;
+}
+
+std::vector<int64_t> broadcast_dims(const SizeCall& call, const std::vector<int64_t>& a,
+                                    const std::vector<int64_t>& b) {
+    std::vector<int64_t> out(std::max(a.size(), b.size()), 1);
+    for (size_t i = 0; i < out.size(); ++i) {
+        const int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
+        const int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
+        if (x != y && x != 1 && y != 1) {
+            call.fail("sizes " + std::to_string(x) + " and " + std::to_string(y) +
+                      " do not broadcast.");
+        }
+        out[out.size() - 1 - i] = x == 1 ? y : x;
+    }
+    return out;
+}
+
+}  // namespace wgx::graph

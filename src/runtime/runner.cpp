@@ -1,0 +1,147 @@
+#include "wgx/runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/context_state.h"
+#include "graph/graph.h"
+#include "graph/run_sizes.h"
+#include "runtime/program_buffers.h"
+#include "runtime/record_program.h"
+
+namespace wgx {
+namespace {
+
+// Recordings kept per runner: an LLM needs two (the prompt's length and one token); a few more
+// let prompts of a few lengths alternate without recording again.
+constexpr size_t kMaxRecordings = 8;
+
+// What decides a recording: every tensor's sizes and every symbolic integer's value.
+std::vector<int64_t> recording_key(const graph::Graph& graph, const graph::RunSizes& sizes) {
+    std::vector<int64_t> key;
+    for (size_t id = 0; id < graph.values.size(); ++id) {
+        const graph::Value& v = graph.values[id];
+        if (std::holds_alternative<graph::Tensor>(v)) {
+            key.push_back(static_cast<int64_t>(sizes.dims[id].size()));
+            key.insert(key.end(), sizes.dims[id].begin(), sizes.dims[id].end());
+        } else if (std::holds_alternative<graph::SymInt>(v)) {
+            key.push_back(sizes.ints[id]);
+        }
+    }
+    return key;
+}
+
+}  // namespace
+
+struct Runner::State {
+    struct Recorded {
+        std::vector<int64_t> key;
+        std::unique_ptr<RecordingState> recording;
+        std::vector<Tensor> inputs, outputs;
+    };
+
+    Context context;
+    Program program;
+    runtime::ProgramBuffers buffers;
+    std::vector<Recorded> recorded;  // most recently used last
+
+    State(Context c, Program p)
+        : context(std::move(c)), program(std::move(p)), buffers(*context.state(), program) {}
+
+    // The recording for these inputs' sizes, made now when there is none (inputs checked).
+    Recorded& recording_for(std::span<const HostTensor> inputs);
+
+    Recorded& record(std::vector<int64_t> key, const graph::RunSizes& sizes) {
+        const graph::Graph& graph = program.graph();
+        Recorded r;
+        r.key = std::move(key);
+        r.recording = std::make_unique<RecordingState>(*context.state());
+        runtime::RunTensors tensors(buffers, sizes, graph.values.size());
+        runtime::record_ops(program, tensors, *r.recording);
+        for (int32_t id : graph.input_ids) r.inputs.push_back(tensors[id]);
+        for (int32_t id : graph.output_ids) r.outputs.push_back(tensors[id]);
+        if (recorded.size() == kMaxRecordings) recorded.erase(recorded.begin());
+        recorded.push_back(std::move(r));
+        return recorded.back();
+    }
+};
+
+Runner::Runner(Context context, Program program) {
+    context.state()->ensure_usable();
+    const DeviceInfo& device = context.device_info();
+    if (program.float16() && !device.features.shader_f16) {
+        throw InvalidArgument(fmt::format(
+            "{}: the program was loaded to run in float16, but adapter {} lacks shader-f16.",
+            program.origin(), device.adapter.name));
+    }
+    state_ = std::make_unique<State>(std::move(context), std::move(program));
+}
+
+Runner::~Runner() = default;
+Runner::Runner(Runner&&) noexcept = default;
+Runner& Runner::operator=(Runner&&) noexcept = default;
+
+Runner::State::Recorded& Runner::State::recording_for(std::span<const HostTensor> inputs) {
+    State& s = *this;
+    s.context.state()->ensure_usable();
+    const graph::Graph& graph = s.program.graph();
+    const auto& want = s.program.inputs();
+    if (inputs.size() != want.size()) {
+        throw InvalidArgument(fmt::format("{}: expected {} inputs, got {}.", graph.origin,
+                                          want.size(), inputs.size()));
+    }
+    std::vector<graph::RunInput> run_inputs;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+        const HostTensor& in = inputs[k];
+        if (in.dtype != want[k].dtype) {
+            throw InvalidArgument(fmt::format("{}: input {} is {}, the program expects {}.",
+                                              graph.origin, k, dtype_name(in.dtype),
+                                              dtype_name(want[k].dtype)));
+        }
+        const int64_t numel = checked_numel(in.shape, fmt::format("input {}", k));
+        if (in.bytes.size() != static_cast<size_t>(numel) * host_size(in.dtype)) {
+            throw InvalidArgument(fmt::format("{}: input {} has {} bytes of data; {} {} needs {}.",
+                                              graph.origin, k, in.bytes.size(),
+                                              dtype_name(in.dtype), shape_string(in.shape),
+                                              static_cast<size_t>(numel) * host_size(in.dtype)));
+        }
+        run_inputs.push_back(graph::RunInput{in.shape, in.bytes});
+    }
+    const graph::RunSizes sizes = graph::infer_run_sizes(graph, run_inputs);
+    std::vector<int64_t> key = recording_key(graph, sizes);
+
+    State::Recorded* r = nullptr;
+    for (size_t i = 0; i < s.recorded.size(); ++i) {
+        if (s.recorded[i].key == key) {
+            // Most recently used last.
+            std::rotate(s.recorded.begin() + static_cast<std::ptrdiff_t>(i),
+                        s.recorded.begin() + static_cast<std::ptrdiff_t>(i) + 1, s.recorded.end());
+            r = &s.recorded.back();
+            break;
+        }
+    }
+    if (r == nullptr) r = &s.record(std::move(key), sizes);
+    return *r;
+}
+
+void Runner::prepare(std::span<const HostTensor> inputs) { state_->recording_for(inputs); }
+
+std::vector<Tensor> Runner::run(std::span<const HostTensor> inputs) {
+    State::Recorded& r = state_->recording_for(inputs);
+    for (size_t k = 0; k < inputs.size(); ++k) r.inputs[k].set_bytes(inputs[k].bytes);
+    state_->context.state()->set_last_submission(r.recording->submit());
+    return r.outputs;
+}
+
+void Runner::reset_state() {
+    state_->context.state()->ensure_usable();
+    state_->buffers.reset_state();
+}
+
+bool Runner::has_state() const { return state_->buffers.has_state(); }
+size_t Runner::recordings() const { return state_->recorded.size(); }
+const Program& Runner::program() const { return state_->program; }
+Context& Runner::context() { return state_->context; }
+
+}  // namespace wgx

@@ -1,0 +1,201 @@
+// A run's sizes found on the CPU: symbolic integers evaluated, each op's size rule applied, and
+// the errors for inputs beyond their bounds and for sizes a rule cannot follow.
+#include "graph/run_sizes.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "graph/schema/size_rules.h"
+#include "wgx/error.h"
+
+namespace wgx::graph {
+namespace {
+
+Tensor tensor(DType dtype, std::vector<int64_t> dims, bool dynamic = false) {
+    Tensor t;
+    t.dtype = dtype;
+    t.dims = std::move(dims);
+    t.dynamic_bound = dynamic;
+    return t;
+}
+
+// tokens i64 [1, <=8] and pos i64 [1] as a Llama export gives them:
+//   s = sym_size(tokens, 1); p = select_as_symint(pos, 0, 0); e = p + s
+//   x = embedding(table [11, 6], tokens)            -> [1, s, 6]
+//   y = view_copy(x, [s, 6])                        -> [s, 6]
+//   f = slice_copy(freqs [16, 3], 0, p, e, 1)       -> [s, 3]
+//   z = linear(y, w [5, 6])                         -> [s, 5]
+//   r = aten.relu(z)
+struct LlamaLike {
+    Graph g;
+    LlamaLike() {
+        g.origin = "llama-like";
+        g.values = {
+            tensor(DType::i64, {1, 8}, true),  // 0 tokens
+            tensor(DType::i64, {1}),           // 1 pos
+            Int{1},                            // 2
+            SymInt{0},                         // 3 s
+            Int{0},                            // 4
+            SymInt{0},                         // 5 p
+            SymInt{0},                         // 6 e
+            tensor(DType::f32, {11, 6}),       // 7 table
+            Int{-1},                           // 8
+            Bool{false},                       // 9
+            tensor(DType::f32, {1, 8, 6}),     // 10 x
+            Int{6},                            // 11
+            ValueList{{3, 11}},                // 12 [s, 6]
+            tensor(DType::f32, {8, 6}),        // 13 y
+            tensor(DType::f32, {16, 3}),       // 14 freqs
+            tensor(DType::f32, {8, 3}),        // 15 f
+            tensor(DType::f32, {5, 6}),        // 16 w
+            Null{},                            // 17
+            tensor(DType::f32, {8, 5}),        // 18 z
+            tensor(DType::f32, {8, 5}),        // 19 r
+        };
+        g.chain = {
+            {"sym_size.int", {0, 2, 3}},
+            {"et_vk.select_as_symint.default", {1, 4, 4, 5}},
+            {"add", {5, 3, 6}},
+            {"aten.embedding.default", {7, 0, 8, 9, 9, 10}},
+            {"aten.view_copy.default", {10, 12, 13}},
+            {"aten.slice_copy.Tensor", {14, 4, 5, 6, 2, 15}},
+            {"aten.linear.default", {13, 16, 17, 18}},
+            {"aten.relu.default", {18, 19}},
+        };
+        g.input_ids = {0, 1};
+        g.output_ids = {19, 15};
+    }
+};
+
+std::vector<std::byte> i64_bytes(std::vector<int64_t> v) {
+    std::vector<std::byte> b(v.size() * 8);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+}
+
+TEST(RunSizes, SymbolsAndRulesFollowTheInputs) {
+    LlamaLike m;
+    for (int64_t s : {1, 3, 8}) {
+        for (int64_t p : {0, 5}) {
+            const auto pos = i64_bytes({p});
+            std::vector<RunInput> in = {{{1, s}, {}}, {{1}, pos}};
+            const RunSizes sizes = infer_run_sizes(m.g, in);
+            EXPECT_EQ(sizes.ints[3], s);
+            EXPECT_EQ(sizes.ints[5], p);
+            EXPECT_EQ(sizes.ints[6], p + s);
+            EXPECT_EQ(sizes.dims[10], (std::vector<int64_t>{1, s, 6}));
+            EXPECT_EQ(sizes.dims[13], (std::vector<int64_t>{s, 6}));
+            EXPECT_EQ(sizes.dims[15], (std::vector<int64_t>{std::min<int64_t>(s, 16 - p), 3}));
+            EXPECT_EQ(sizes.dims[18], (std::vector<int64_t>{s, 5}));
+            EXPECT_EQ(sizes.dims[19], (std::vector<int64_t>{s, 5}));
+        }
+    }
+}
+
+TEST(RunSizes, InputsBeyondTheirBoundsNameTheInputDimAndBound) {
+    LlamaLike m;
+    const auto pos = i64_bytes({0});
+    auto message = [&](std::vector<RunInput> in) {
+        try {
+            infer_run_sizes(m.g, in);
+        } catch (const InvalidArgument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    std::string e = message({{{1, 9}, {}}, {{1}, pos}});
+    EXPECT_NE(e.find("input 0"), std::string::npos) << e;
+    EXPECT_NE(e.find("size 9 in dim 1"), std::string::npos) << e;
+    EXPECT_NE(e.find("bound 8"), std::string::npos) << e;
+    e = message({{{1, 0}, {}}, {{1}, pos}});
+    EXPECT_NE(e.find("size 0 in dim 1"), std::string::npos) << e;
+    e = message({{{8}, {}}, {{1}, pos}});
+    EXPECT_NE(e.find("rank 1"), std::string::npos) << e;
+    e = message({{{1, 8}, {}}, {{2}, pos}});
+    EXPECT_NE(e.find("input 1 has size 2 in dim 0, not the fixed size 1"), std::string::npos) << e;
+    e = message({{{1, 4}, {}}});
+    EXPECT_NE(e.find("expected 2 inputs"), std::string::npos) << e;
+}
+
+TEST(RunSizes, SelectAsSymintNeedsTheInputData) {
+    LlamaLike m;
+    std::vector<RunInput> in = {{{1, 3}, {}}, {{1}, {}}};
+    try {
+        infer_run_sizes(m.g, in);
+        FAIL() << "no error";
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find("op 1 (et_vk.select_as_symint.default)"),
+                  std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("known only on the GPU"), std::string::npos);
+    }
+    EXPECT_TRUE(sizes_depend_on_data(m.g));
+}
+
+TEST(RunSizes, AnOpWithoutARuleMustSeeTheFileSizes) {
+    LlamaLike m;
+    m.g.chain[7].name = "aten.some_op_without_rule.default";
+    const auto pos = i64_bytes({0});
+    std::vector<RunInput> at_bound = {{{1, 8}, {}}, {{1}, pos}};
+    EXPECT_NO_THROW(infer_run_sizes(m.g, at_bound));
+    std::vector<RunInput> smaller = {{{1, 3}, {}}, {{1}, pos}};
+    try {
+        infer_run_sizes(m.g, smaller);
+        FAIL() << "no error";
+    } catch (const LoadError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("op 7 (aten.some_op_without_rule.default) has no size rule"),
+                  std::string::npos)
+            << what;
+        EXPECT_NE(what.find("value 18 has the sizes [3, 5]"), std::string::npos) << what;
+    }
+}
+
+TEST(RunSizes, ARuleCannotGrowATensorBeyondItsPlan) {
+    LlamaLike m;
+    // The view's sizes grow past what value 13 was planned with.
+    m.g.values[11] = Int{12};
+    std::get<Tensor>(m.g.values[7]).dims = {11, 12};
+    std::get<Tensor>(m.g.values[10]).dims = {1, 8, 12};
+    const auto pos = i64_bytes({0});
+    std::vector<RunInput> in = {{{1, 8}, {}}, {{1}, pos}};
+    try {
+        infer_run_sizes(m.g, in);
+        FAIL() << "no error";
+    } catch (const LoadError& e) {
+        EXPECT_NE(std::string(e.what()).find("more elements than the [8, 6]"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(RunSizes, SymintArithmetic) {
+    Graph g;
+    g.origin = "arith";
+    g.values = {tensor(DType::f32, {9}, true),
+                Int{0},
+                SymInt{},
+                Int{-4},
+                SymInt{},
+                SymInt{},
+                SymInt{},
+                SymInt{}};
+    g.chain = {{"sym_size.int", {0, 1, 2}},
+               {"floordiv", {2, 3, 4}},
+               {"mul", {2, 3, 5}},
+               {"sub", {2, 3, 6}},
+               {"floordiv", {3, 2, 7}}};
+    g.input_ids = {0};
+    g.output_ids = {0};
+    std::vector<RunInput> in = {{{7}, {}}};
+    const RunSizes s = infer_run_sizes(g, in);
+    EXPECT_EQ(s.ints[4], -2);  // floor(7 / -4), as Python's //
+    EXPECT_EQ(s.ints[5], -28);
+    EXPECT_EQ(s.ints[6], 11);
+    EXPECT_EQ(s.ints[7], -1);  // floor(-4 / 7)
+    EXPECT_TRUE(is_host_op("floordiv"));
+    EXPECT_FALSE(is_host_op("aten.add.Tensor"));
+}
+
+}  // namespace
+}  // namespace wgx::graph
