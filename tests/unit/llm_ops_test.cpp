@@ -1,0 +1,149 @@
+// The LLM ops of ExecuTorch's Llama exports (src/ops/llm) against float64 references written
+// here, on random inputs (never all zeros) and outputs poisoned with NaN first:
+//   aten.embedding: exact (a gather); V not a multiple of 4, odd and 1-wide rows, int64 and
+//     int32 indices of ranks 1-3, out-of-range indices giving zero rows, float16 and int32
+//     tables.
+#include <cmath>
+
+#include "base/half.h"
+#include "half_test_util.h"
+#include "test_util.h"
+
+namespace wgx::test {
+namespace {
+
+std::vector<float> run_and_read(const Op& o, std::vector<Arg> args, const Tensor& out) {
+    ctx().reset();
+    ctx().record(o, args);
+    ctx().submit();
+    return out.get_data<float>();
+}
+
+// Expects record() to throw InvalidArgument whose message has the op's name and every one of
+// `parts`.
+void expect_invalid(std::string_view name, std::vector<Arg> args,
+                    std::initializer_list<std::string> parts) {
+    ctx().reset();
+    try {
+        ctx().record(op(name), args);
+        ADD_FAILURE() << name << ": accepted";
+    } catch (const InvalidArgument& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
+        for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << msg;
+    }
+    ctx().reset();
+}
+
+// ---------------------------------------------------------------------------------------------
+// aten.embedding.default
+
+// Random indices in [0, V), with every row index present when there are enough of them.
+std::vector<int64_t> random_indices(size_t n, int64_t V, uint32_t seed) {
+    auto r = random_ints(n, seed, 0, int(V - 1));
+    std::vector<int64_t> v(r.begin(), r.end());
+    for (size_t i = 0; i < n && int64_t(i) < V; i += 3) v[i] = int64_t(i);
+    return v;
+}
+
+std::vector<double> gather(const std::vector<float>& w, int64_t V, int64_t D,
+                           const std::vector<int64_t>& idx) {
+    std::vector<double> out;
+    for (int64_t i : idx) {
+        for (int64_t d = 0; d < D; ++d) {
+            out.push_back(i >= 0 && i < V ? double(w[size_t(i * D + d)]) : 0.0);
+        }
+    }
+    return out;
+}
+
+TEST(LlmOps, EmbeddingGathersRows) {
+    struct Case {
+        int64_t V, D;
+        Shape indices;
+        DType index_type;
+    };
+    const std::vector<Case> cases = {
+        {7, 5, {4}, DType::i64},   {13, 1, {2, 3}, DType::i64}, {50, 64, {3, 1, 5}, DType::i64},
+        {33, 3, {17}, DType::i32}, {1, 9, {2, 2}, DType::i64},  {1001, 130, {1, 7}, DType::i64},
+    };
+    uint32_t seed = 10;
+    for (const Case& c : cases) {
+        auto w = random_floats(size_t(c.V * c.D), seed++);
+        auto idx = random_indices(size_t(numel(c.indices)), c.V, seed++);
+        Tensor tw = ctx().tensor(DType::f32, {c.V, c.D}).set_data(w);
+        Tensor ti = ctx().tensor(c.index_type, c.indices);
+        if (c.index_type == DType::i64) {
+            ti.set_data(idx);
+        } else {
+            ti.set_data(std::vector<int32_t>(idx.begin(), idx.end()));
+        }
+        Shape os = c.indices;
+        os.push_back(c.D);
+        Tensor out = ctx().tensor(DType::f32, os);
+        poison(out);
+        auto got = run_and_read(op("aten.embedding.default"),
+                                {tw, ti, int64_t(-1), false, false, out}, out);
+        EXPECT_EQ(max_rel_error(got, gather(w, c.V, c.D, idx)), 0.0)
+            << "V " << c.V << " D " << c.D << " indices " << shape_string(c.indices);
+    }
+}
+
+TEST(LlmOps, EmbeddingOutOfRangeIndicesGiveZeroRows) {
+    const int64_t V = 11, D = 7;
+    auto w = random_floats(size_t(V * D), 3);
+    const std::vector<int64_t> idx = {0, -1, 10, 11, 5, 1000000, -7, 3};
+    Tensor tw = ctx().tensor(DType::f32, {V, D}).set_data(w);
+    Tensor ti = ctx().tensor(DType::i64, {int64_t(idx.size())}).set_data(idx);
+    Tensor out = ctx().tensor(DType::f32, {int64_t(idx.size()), D});
+    poison(out);
+    auto got =
+        run_and_read(op("aten.embedding.default"), {tw, ti, int64_t(-1), false, false, out}, out);
+    EXPECT_EQ(max_rel_error(got, gather(w, V, D, idx)), 0.0);
+}
+
+TEST(LlmOps, EmbeddingOfInt32AndFloat16Tables) {
+    const int64_t V = 9, D = 6;
+    auto idx = random_indices(10, V, 4);
+    Tensor ti = ctx().tensor(DType::i64, {10}).set_data(idx);
+    {
+        auto wi = random_ints(size_t(V * D), 5, -1000, 1000);
+        Tensor tw = ctx().tensor(DType::i32, {V, D}).set_data(wi);
+        Tensor out = ctx().tensor(DType::i32, {10, D});
+        out.set_data(std::vector<int32_t>(size_t(10 * D), 12345678));
+        ctx().reset();
+        ctx().record(op("aten.embedding.default"), {tw, ti, int64_t(-1), false, false, out});
+        ctx().submit();
+        auto got = out.get_data<int32_t>();
+        for (size_t n = 0; n < idx.size(); ++n) {
+            for (int64_t d = 0; d < D; ++d) {
+                EXPECT_EQ(got[n * D + size_t(d)], wi[size_t(idx[n] * D + d)]);
+            }
+        }
+    }
+    if (ctx().device_info().features.shader_f16) {
+        auto w = round_to_half(random_floats(size_t(V * D), 6));
+        Tensor tw = half_tensor({V, D}, w);
+        Tensor out = half_output({10, D});
+        ctx().reset();
+        ctx().record(op("aten.embedding.default"), {tw, ti, int64_t(-1), false, false, out});
+        ctx().submit();
+        EXPECT_EQ(max_rel_error(read_half(out), gather(w, V, D, idx)), 0.0);
+    }
+    ctx().reset();
+}
+
+TEST(LlmOps, EmbeddingRejectsBadArguments) {
+    Tensor tw = ctx().tensor(DType::f32, {5, 3}).set_data(random_floats(15, 1));
+    Tensor ti = ctx().tensor(DType::i64, {4}).set_data(std::vector<int64_t>{0, 1, 2, 3});
+    Tensor tf = ctx().tensor(DType::f32, {4}).set_data(random_floats(4, 2));
+    Tensor out = ctx().tensor(DType::f32, {4, 3});
+    Tensor bad = ctx().tensor(DType::f32, {4, 4});
+    expect_invalid("aten.embedding.default", {tw, tf, int64_t(-1), false, false, out},
+                   {"indices", "float32"});
+    expect_invalid("aten.embedding.default", {tw, ti, int64_t(-1), false, false, bad},
+                   {"out", "[4, 3]"});
+}
+
+}  // namespace
+}  // namespace wgx::test
