@@ -2,11 +2,15 @@
 // here, on random inputs (never all zeros) and outputs poisoned with NaN first:
 //   aten.embedding: exact (a gather); V not a multiple of 4, odd and 1-wide rows, int64 and
 //     int32 indices of ranks 1-3, out-of-range indices giving zero rows, float16 and int32
-//     tables.
+//     tables;
+//   et_vk.rms_norm: max_rel_error <= 1e-5 (float32 sums of squares), rows of 1 to 4099, both
+//     workgroup-reduction paths, float16 (half_close: that tolerance plus one float16
+//     rounding, as for the other float16 tests here).
 #include <cmath>
 
 #include "base/half.h"
 #include "half_test_util.h"
+#include "reduction_paths.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -143,6 +147,73 @@ TEST(LlmOps, EmbeddingRejectsBadArguments) {
                    {"indices", "float32"});
     expect_invalid("aten.embedding.default", {tw, ti, int64_t(-1), false, false, bad},
                    {"out", "[4, 3]"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// et_vk.rms_norm.default
+
+std::vector<double> rms_norm_ref(const std::vector<float>& x, const std::vector<float>& w,
+                                 int64_t n, double eps) {
+    std::vector<double> out(x.size());
+    for (size_t r = 0; r < x.size() / size_t(n); ++r) {
+        double q = 0;
+        for (int64_t k = 0; k < n; ++k) q += double(x[r * n + k]) * x[r * n + k];
+        const double inv = 1 / std::sqrt(q / double(n) + eps);
+        for (int64_t k = 0; k < n; ++k) out[r * n + k] = x[r * n + k] * inv * w[size_t(k)];
+    }
+    return out;
+}
+
+TEST(LlmOps, RmsNormMatchesFloat64) {
+    const std::vector<std::pair<Shape, double>> cases = {
+        {{1}, 1e-5},         {{13}, 1e-6},   {{4, 37}, 1e-5},      {{3, 4099}, 1e-5},
+        {{2, 3, 768}, 1e-5}, {{5, 64}, 0.5}, {{1, 7, 2048}, 1e-6}, {{6, 1}, 1e-3},
+    };
+    on_both_reduction_paths([&](const std::string& path) {
+        uint32_t seed = 20;
+        for (const auto& [shape, eps] : cases) {
+            const int64_t n = shape.back();
+            auto x = random_floats(size_t(numel(shape)), seed++);
+            for (float& v : x) v = 0.3f + 2.f * v;
+            auto w = random_floats(size_t(n), seed++);
+            Tensor tx = ctx().tensor(DType::f32, shape).set_data(x);
+            Tensor tw = ctx().tensor(DType::f32, {n}).set_data(w);
+            Tensor out = ctx().tensor(DType::f32, shape);
+            poison(out);
+            auto got = run_and_read(op("et_vk.rms_norm.default"), {tx, tw, eps, out}, out);
+            EXPECT_LE(max_rel_error(got, rms_norm_ref(x, w, n, eps)), 1e-5)
+                << path << " " << shape_string(shape);
+        }
+    });
+    ctx().reset();
+}
+
+TEST(LlmOps, RmsNormFloat16) {
+    WGX_SKIP_WITHOUT_F16();
+    for (const Shape& shape : {Shape{3, 100}, Shape{2, 5, 513}}) {
+        const int64_t n = shape.back();
+        auto x = round_to_half(random_floats(size_t(numel(shape)), 31));
+        auto w = round_to_half(random_floats(size_t(n), 32));
+        Tensor out = half_output(shape);
+        ctx().reset();
+        ctx().record(op("et_vk.rms_norm.default"),
+                     {half_tensor(shape, x), half_tensor({n}, w), 1e-5, out});
+        ctx().submit();
+        auto got = read_half(out);
+        auto want = rms_norm_ref(x, w, n, 1e-5);
+        for (size_t i = 0; i < got.size(); ++i) {
+            ASSERT_TRUE(half_close(got[i], want[i], 1e-5))
+                << shape_string(shape) << " at " << i << ": " << got[i] << " vs " << want[i];
+        }
+    }
+    ctx().reset();
+}
+
+TEST(LlmOps, RmsNormRejectsBadArguments) {
+    Tensor x = ctx().tensor(DType::f32, {2, 8}).set_data(random_floats(16, 1));
+    Tensor w = ctx().tensor(DType::f32, {7}).set_data(random_floats(7, 2));
+    Tensor out = ctx().tensor(DType::f32, {2, 8});
+    expect_invalid("et_vk.rms_norm.default", {x, w, 1e-5, out}, {"weight", "[8]"});
 }
 
 }  // namespace
