@@ -5,7 +5,10 @@
 //     tables;
 //   et_vk.rms_norm: max_rel_error <= 1e-5 (float32 sums of squares), rows of 1 to 4099, both
 //     workgroup-reduction paths, float16 (half_close: that tolerance plus one float16
-//     rounding, as for the other float16 tests here).
+//     rounding, as for the other float16 tests here);
+//   et_vk.apply_rotary_emb{,_hf,_interleaved}: max_rel_error <= 1e-6 (two products and a sum
+//     per element), odd head counts, GQA, partial rotation and start_pos for the HF form,
+//     freqs_cis of rank 2 and 4 for the interleaved form.
 #include <cmath>
 
 #include "base/half.h"
@@ -214,6 +217,190 @@ TEST(LlmOps, RmsNormRejectsBadArguments) {
     Tensor w = ctx().tensor(DType::f32, {7}).set_data(random_floats(7, 2));
     Tensor out = ctx().tensor(DType::f32, {2, 8});
     expect_invalid("et_vk.rms_norm.default", {x, w, 1e-5, out}, {"weight", "[8]"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// et_vk.apply_rotary_emb{,_hf,_interleaved}.default
+
+// x [B, S, H, Dh] rotated: Llama pairs (2i, 2i+1) with cos/sin [S, Dh/2].
+std::vector<double> rope_llama_ref(const std::vector<float>& x, const Shape& s,
+                                   const std::vector<float>& cos, const std::vector<float>& sin) {
+    const int64_t S = s[1], H = s[2], Dh = s[3];
+    std::vector<double> out(x.size());
+    for (size_t base = 0; base < x.size(); base += size_t(Dh)) {
+        const int64_t pos = int64_t(base / size_t(H * Dh)) % S;
+        for (int64_t i = 0; i < Dh / 2; ++i) {
+            const double x0 = x[base + 2 * i], x1 = x[base + 2 * i + 1];
+            const double c = cos[size_t(pos * (Dh / 2) + i)], sn = sin[size_t(pos * (Dh / 2) + i)];
+            out[base + 2 * i] = x0 * c - x1 * sn;
+            out[base + 2 * i + 1] = x0 * sn + x1 * c;
+        }
+    }
+    return out;
+}
+
+// HF: out = x * cos + rotate_half(x) * sin over the first rot elements, freqs row start + s.
+std::vector<double> rope_hf_ref(const std::vector<float>& x, const Shape& s,
+                                const std::vector<float>& cos, const std::vector<float>& sin,
+                                int64_t rot, int64_t start) {
+    const int64_t S = s[1], H = s[2], Dh = s[3], h = rot / 2;
+    std::vector<double> out(x.size());
+    for (size_t base = 0; base < x.size(); base += size_t(Dh)) {
+        const int64_t pos = int64_t(base / size_t(H * Dh)) % S + start;
+        for (int64_t d = 0; d < Dh; ++d) {
+            if (d >= rot) {
+                out[base + d] = x[base + d];
+                continue;
+            }
+            const double rotated = d < h ? -double(x[base + d + h]) : double(x[base + d - h]);
+            out[base + d] = x[base + d] * double(cos[size_t(pos * rot + d)]) +
+                            rotated * double(sin[size_t(pos * rot + d)]);
+        }
+    }
+    return out;
+}
+
+struct RopeCase {
+    int64_t B, S, Hq, Hk, Dh;
+};
+
+TEST(LlmOps, RotaryEmbMatchesLlamaPairs) {
+    const std::vector<RopeCase> cases = {
+        {1, 1, 4, 2, 32}, {2, 7, 3, 1, 6}, {1, 5, 8, 8, 64}, {1, 3, 2, 2, 2}, {1, 13, 5, 1, 128},
+    };
+    uint32_t seed = 40;
+    for (const RopeCase& c : cases) {
+        const Shape qs{c.B, c.S, c.Hq, c.Dh}, ks{c.B, c.S, c.Hk, c.Dh}, fs{c.S, c.Dh / 2};
+        auto xq = random_floats(size_t(numel(qs)), seed++);
+        auto xk = random_floats(size_t(numel(ks)), seed++);
+        auto cos = random_floats(size_t(numel(fs)), seed++);
+        auto sin = random_floats(size_t(numel(fs)), seed++);
+        Tensor q_out = ctx().tensor(DType::f32, qs), k_out = ctx().tensor(DType::f32, ks);
+        poison(q_out);
+        poison(k_out);
+        ctx().reset();
+        ctx().record(
+            op("et_vk.apply_rotary_emb.default"),
+            {ctx().tensor(DType::f32, qs).set_data(xq), ctx().tensor(DType::f32, ks).set_data(xk),
+             ctx().tensor(DType::f32, fs).set_data(cos), ctx().tensor(DType::f32, fs).set_data(sin),
+             Arg::TensorList{q_out, k_out}});
+        ctx().submit();
+        const std::string what = shape_string(qs) + " " + shape_string(ks);
+        EXPECT_LE(max_rel_error(q_out.get_data<float>(), rope_llama_ref(xq, qs, cos, sin)), 1e-6)
+            << what;
+        EXPECT_LE(max_rel_error(k_out.get_data<float>(), rope_llama_ref(xk, ks, cos, sin)), 1e-6)
+            << what;
+    }
+    ctx().reset();
+}
+
+TEST(LlmOps, RotaryEmbHfRotatesHalves) {
+    struct Case {
+        RopeCase r;
+        int64_t rot, start, positions;
+    };
+    const std::vector<Case> cases = {
+        {{1, 1, 4, 2, 32}, 32, 0, 1},   {{1, 7, 4, 1, 64}, 64, 3, 16},
+        {{2, 5, 3, 3, 32}, 24, 2, 9},   {{1, 1, 2, 1, 10}, 10, 14, 15},
+        {{1, 4, 6, 2, 128}, 128, 0, 4},
+    };
+    uint32_t seed = 60;
+    for (const Case& c : cases) {
+        const RopeCase& r = c.r;
+        const Shape qs{r.B, r.S, r.Hq, r.Dh}, ks{r.B, r.S, r.Hk, r.Dh}, fs{c.positions, c.rot};
+        auto xq = random_floats(size_t(numel(qs)), seed++);
+        auto xk = random_floats(size_t(numel(ks)), seed++);
+        auto cos = random_floats(size_t(numel(fs)), seed++);
+        auto sin = random_floats(size_t(numel(fs)), seed++);
+        Tensor q_out = ctx().tensor(DType::f32, qs), k_out = ctx().tensor(DType::f32, ks);
+        poison(q_out);
+        poison(k_out);
+        ctx().reset();
+        ctx().record(
+            op("et_vk.apply_rotary_emb_hf.default"),
+            {ctx().tensor(DType::f32, qs).set_data(xq), ctx().tensor(DType::f32, ks).set_data(xk),
+             ctx().tensor(DType::f32, fs).set_data(cos), ctx().tensor(DType::f32, fs).set_data(sin),
+             c.start, Arg::TensorList{q_out, k_out}});
+        ctx().submit();
+        const std::string what = shape_string(qs) + " rot " + std::to_string(c.rot) + " start " +
+                                 std::to_string(c.start);
+        EXPECT_LE(
+            max_rel_error(q_out.get_data<float>(), rope_hf_ref(xq, qs, cos, sin, c.rot, c.start)),
+            1e-6)
+            << what;
+        EXPECT_LE(
+            max_rel_error(k_out.get_data<float>(), rope_hf_ref(xk, ks, cos, sin, c.rot, c.start)),
+            1e-6)
+            << what;
+    }
+    ctx().reset();
+}
+
+TEST(LlmOps, RotaryEmbInterleavedComplexPairs) {
+    const std::vector<std::pair<Shape, Shape>> cases = {
+        {{2, 5, 6}, {5, 6}}, {{1, 16, 64}, {1, 16, 32, 2}}, {{3, 7, 2}, {7, 1, 2}}};
+    uint32_t seed = 80;
+    for (const auto& [xs, fs] : cases) {
+        auto x = random_floats(size_t(numel(xs)), seed++);
+        auto f = random_floats(size_t(numel(fs)), seed++);
+        Tensor out = ctx().tensor(DType::f32, xs);
+        poison(out);
+        const int64_t N = xs[1], C = xs[2];
+        std::vector<double> want(x.size());
+        for (size_t base = 0; base < x.size(); base += size_t(C)) {
+            const int64_t n = int64_t(base / size_t(C)) % N;
+            for (int64_t k = 0; k < C / 2; ++k) {
+                const double a = x[base + 2 * k], b = x[base + 2 * k + 1];
+                const double c = f[size_t(n * C + 2 * k)], sn = f[size_t(n * C + 2 * k + 1)];
+                want[base + 2 * k] = a * c - b * sn;
+                want[base + 2 * k + 1] = a * sn + b * c;
+            }
+        }
+        auto got = run_and_read(op("et_vk.apply_rotary_emb_interleaved.default"),
+                                {ctx().tensor(DType::f32, xs).set_data(x),
+                                 ctx().tensor(DType::f32, fs).set_data(f), out},
+                                out);
+        EXPECT_LE(max_rel_error(got, want), 1e-6) << shape_string(xs) << " " << shape_string(fs);
+    }
+}
+
+TEST(LlmOps, RotaryEmbFloat16) {
+    WGX_SKIP_WITHOUT_F16();
+    const Shape qs{1, 3, 4, 16}, ks{1, 3, 2, 16}, fs{3, 8};
+    auto xq = round_to_half(random_floats(size_t(numel(qs)), 90));
+    auto xk = round_to_half(random_floats(size_t(numel(ks)), 91));
+    auto cos = round_to_half(random_floats(size_t(numel(fs)), 92));
+    auto sin = round_to_half(random_floats(size_t(numel(fs)), 93));
+    Tensor q_out = half_output(qs), k_out = half_output(ks);
+    ctx().reset();
+    ctx().record(op("et_vk.apply_rotary_emb.default"),
+                 {half_tensor(qs, xq), half_tensor(ks, xk), half_tensor(fs, cos),
+                  half_tensor(fs, sin), Arg::TensorList{q_out, k_out}});
+    ctx().submit();
+    for (const auto& [t, x, s] : {std::tuple{&q_out, &xq, qs}, std::tuple{&k_out, &xk, ks}}) {
+        auto got = read_half(*t);
+        auto want = rope_llama_ref(*x, s, cos, sin);
+        for (size_t i = 0; i < got.size(); ++i) {
+            ASSERT_TRUE(half_close(got[i], want[i], 1e-6))
+                << i << ": " << got[i] << " vs " << want[i];
+        }
+    }
+    ctx().reset();
+}
+
+TEST(LlmOps, RotaryEmbRejectsBadArguments) {
+    const Shape qs{1, 3, 4, 8}, ks{1, 3, 2, 8};
+    Tensor xq = ctx().tensor(DType::f32, qs).set_data(random_floats(96, 1));
+    Tensor xk = ctx().tensor(DType::f32, ks).set_data(random_floats(48, 2));
+    Tensor f = ctx().tensor(DType::f32, {3, 4}).set_data(random_floats(12, 3));
+    Tensor f5 = ctx().tensor(DType::f32, {3, 5}).set_data(random_floats(15, 3));
+    Tensor qo = ctx().tensor(DType::f32, qs), ko = ctx().tensor(DType::f32, ks);
+    expect_invalid("et_vk.apply_rotary_emb.default", {xq, xk, f5, f5, Arg::TensorList{qo, ko}},
+                   {"freqs_cos", "[3, 4]"});
+    expect_invalid("et_vk.apply_rotary_emb_hf.default",
+                   {xq, xk, f, f, int64_t(1), Arg::TensorList{qo, ko}}, {"start_pos 1", "3 rows"});
+    expect_invalid("et_vk.apply_rotary_emb.default", {xq, xk, f, f, Arg::TensorList{ko, qo}},
+                   {"xq_out"});
 }
 
 }  // namespace
