@@ -9,12 +9,12 @@
 //   et_vk.apply_rotary_emb{,_hf,_interleaved}: max_rel_error <= 1e-6 (two products and a sum
 //     per element), odd head counts, GQA, partial rotation and start_pos for the HF form,
 //     freqs_cis of rank 2 and 4 for the interleaved form;
-//   llama.sdpa_with_kv_cache: max_rel_error <= 2e-5 (float32 dot products of up to 128
-//     terms and sums of up to 1024 exponentials), head sizes 32, 48, 64, 128, GQA ratios
-//     1, 2, 4, 8, contexts 64 to 1024, input_pos 0, inside and at the end of the context,
-//     S = 1, 3 (the one-row kernel), 7 and 20 (the block kernel), causal and not, explicit
-//     scale; the caches after the op exactly equal the reference (written positions) and
-//     their old contents (every other position); caches persist from one run to the next..
+//   llama.sdpa_with_kv_cache / update_cache / custom_sdpa: max_rel_error <= 2e-5 (float32 dot
+//     products of up to 128 terms and sums of up to 1024 exponentials), head sizes 32, 48, 64,
+//     128, GQA ratios 1, 2, 4, 8, contexts 64 to 1024, input_pos 0, inside and at the end of
+//     the context, S = 1, 3 (the one-row kernel), 7 and 20 (the block kernel), causal and not,
+//     explicit scale; the caches after the op exactly equal the reference (written positions)
+//     and their old contents (every other position); caches persist from one run to the next.
 #include <algorithm>
 #include <cmath>
 
@@ -411,7 +411,7 @@ TEST(LlmOps, RotaryEmbRejectsBadArguments) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// llama.sdpa_with_kv_cache
+// llama.sdpa_with_kv_cache / update_cache / custom_sdpa
 
 struct SdpaCase {
     int64_t D, Hq, Hkv, C, start, S;
@@ -571,6 +571,48 @@ TEST(LlmOps, SdpaWithKvCacheStatePersistsAcrossRuns) {
     ctx().reset();
 }
 
+// update_cache for k and v, then custom_sdpa over the caches: the plain export's split of
+// sdpa_with_kv_cache.
+TEST(LlmOps, UpdateCacheThenCustomSdpa) {
+    const std::vector<SdpaCase> cases = {
+        {64, 8, 2, 128, 0, 7},
+        {32, 4, 1, 64, 63, 1},
+        {48, 4, 4, 80, 30, 3, false, 0.2},
+        {128, 4, 2, 64, 40, 9},
+    };
+    uint32_t seed = 700;
+    for (const SdpaCase& c : cases) {
+        const Shape qs{1, c.S, c.Hq, c.D}, ks{1, c.S, c.Hkv, c.D}, cs{1, c.C, c.Hkv, c.D};
+        auto q = random_floats(size_t(numel(qs)), seed++);
+        auto k = random_floats(size_t(numel(ks)), seed++);
+        auto v = random_floats(size_t(numel(ks)), seed++);
+        auto kc = random_floats(size_t(numel(cs)), seed++);
+        auto vc = random_floats(size_t(numel(cs)), seed++);
+        Tensor tkc = ctx().tensor(DType::f32, cs).set_data(kc);
+        Tensor tvc = ctx().tensor(DType::f32, cs).set_data(vc);
+        Tensor dummy_k = ctx().tensor(DType::f32, {1}), dummy_v = ctx().tensor(DType::f32, {1});
+        Tensor out = ctx().tensor(DType::f32, qs);
+        poison(out);
+        ctx().reset();
+        ctx().record(op("llama.update_cache.default"),
+                     {ctx().tensor(DType::f32, ks).set_data(k), tkc, c.start, dummy_k});
+        ctx().record(op("update_cache.default"),
+                     {ctx().tensor(DType::f32, ks).set_data(v), tvc, c.start, dummy_v});
+        ctx().record(op("llama.custom_sdpa.default"),
+                     {ctx().tensor(DType::f32, qs).set_data(q), tkc, tvc, c.start, Arg(), 0.0,
+                      c.causal, scale_arg(c), out});
+        ctx().submit();
+        kc = written(kc, k, c);
+        vc = written(vc, v, c);
+        const double err = max_rel_error(out.get_data<float>(), sdpa_ref(q, kc, vc, c));
+        EXPECT_LE(err, 2e-5) << describe(c);
+        EXPECT_TRUE(tkc.get_data<float>() == kc) << describe(c);
+        EXPECT_TRUE(tvc.get_data<float>() == vc) << describe(c);
+        std::printf("[custom_sdpa] %s: max_rel_error %.2e\n", describe(c).c_str(), err);
+    }
+    ctx().reset();
+}
+
 TEST(LlmOps, SdpaWithKvCacheFloat16) {
     WGX_SKIP_WITHOUT_F16();
     for (const SdpaCase& c : {SdpaCase{64, 4, 2, 64, 30, 1}, SdpaCase{32, 4, 1, 64, 5, 7}}) {
@@ -618,10 +660,12 @@ TEST(LlmOps, SdpaRejectsBadArguments) {
     expect_invalid("llama.sdpa_with_kv_cache.default", call(-1, 3, Arg()), {"input_pos -1"});
     expect_invalid("llama.sdpa_with_kv_cache.default", call(0, 2, Arg()), {"seq_len 2"});
     expect_invalid("llama.sdpa_with_kv_cache.default", call(0, 3, mask), {"attn_mask"});
+    expect_invalid("llama.custom_sdpa.default",
+                   {q, kc, vc, int64_t(8), Arg(), 0.0, true, Arg(), out}, {"start_pos 8"});
+    expect_invalid("llama.update_cache.default", {k, kc, int64_t(9), out}, {"start_pos 9"});
     Tensor kc3 = ctx().tensor(DType::f32, {1, 10, 3, 8});
-    expect_invalid("llama.sdpa_with_kv_cache.default",
-                   {q, k, v, kc3, kc3, int64_t(0), int64_t(3), Arg(), 0.0, true, Arg(), out},
-                   {"multiple"});
+    expect_invalid("llama.custom_sdpa.default",
+                   {q, kc3, kc3, int64_t(0), Arg(), 0.0, true, Arg(), out}, {"multiple"});
 }
 
 }  // namespace
