@@ -50,6 +50,7 @@ TESTS_BY_FAMILY = {
     "reduce": "Reduce*",
     "norm": "Norm*",
     "shape": "Shape*, FillOps",
+    "llm": "LlmOps",
 }
 
 

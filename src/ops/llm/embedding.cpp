@@ -1,0 +1,91 @@
+// aten.embedding.default: out = weight[indices] (one row of weight per index).
+// Args: [weight [V, D], indices (any shape, int64 or int32), padding_idx, scale_grad_by_freq,
+// sparse, out (indices.shape + [D])]. padding_idx, scale_grad_by_freq and sparse change only
+// the gradient, so they are read for their kinds and otherwise ignored.
+// weight and out: float32, float16 or int32/int64 (stored as int32).
+//
+// An index outside [0, V) writes a row of zeros. PyTorch raises there, which a kernel cannot;
+// zeros keep the read in bounds and make the bad row stand out, where clamping would pass off
+// the first or last token's embedding as a plausible answer.
+//
+// A weight larger than one storage binding (maxStorageBufferBindingSize: a 1B-parameter
+// model's fp32 table is about 1 GB) is refused with an error naming the sizes; splitting the
+// table over several bindings is left for later.
+#include <fmt/format.h>
+
+#include "ops/common/dims.h"
+#include "ops/common/float16_support.h"
+#include "ops/llm/embedding.wgsl.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+struct EmbeddingParams {
+    uint32_t total, dim, rows, pad;
+};
+static_assert(sizeof(EmbeddingParams) == 16);
+
+class Embedding final : public BuiltinOp {
+  public:
+    std::string_view name() const override { return "aten.embedding.default"; }
+    bool accepts_float16() const override { return true; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(6, 6);
+        const Tensor& weight = args.tensor(0, "weight");
+        const Tensor& indices = args.tensor(1, "indices");
+        if (!args.is_none(2)) args.integer(2, "padding_idx");
+        args.boolean(3, "scale_grad_by_freq");
+        args.boolean(4, "sparse");
+        const Tensor& out = args.tensor(5, "out");
+
+        const DType wst = storage_dtype(weight.dtype());
+        if (wst != DType::f32 && wst != DType::f16 && wst != DType::i32) {
+            args.fail(fmt::format("weight must be float32, float16 or int32/int64, got {}.",
+                                  dtype_name(weight.dtype())));
+        }
+        expect_float16_support(rec, args, weight.dtype());
+        if (weight.rank() != 2) {
+            args.fail(fmt::format("weight must be 2-D [num_embeddings, embedding_dim], got {}.",
+                                  shape_string(weight.shape())));
+        }
+        if (indices.dtype() != DType::i64 && indices.dtype() != DType::i32) {
+            args.fail(fmt::format("indices must be int64 or int32, got {}.",
+                                  dtype_name(indices.dtype())));
+        }
+        expect_dtype(args, out, weight.dtype(), "out");
+        Shape want = indices.shape();
+        want.push_back(weight.shape()[1]);
+        expect_shape(args, out, want, "out");
+
+        const uint64_t weight_bytes = uint64_t(weight.numel()) * device_size(weight.dtype());
+        const uint64_t limit = rec.device().limits.max_storage_binding_bytes;
+        if (weight_bytes > limit) {
+            args.fail(fmt::format(
+                "weight {} {} takes {} bytes, more than the device's maxStorageBufferBindingSize "
+                "of {} bytes; embedding tables split over several bindings are not supported "
+                "yet.",
+                shape_string(weight.shape()), dtype_name(weight.dtype()), weight_bytes, limit));
+        }
+        expect_indexable(args, weight, "weight");
+        expect_indexable(args, out, "out");
+
+        EmbeddingParams p{uint32_t(out.numel()), uint32_t(weight.shape()[1]),
+                          uint32_t(weight.shape()[0]), 0};
+        const uint32_t wg = rec.workgroup_size(128);
+        Kernel k = rec.kernel(fmt::format("{}/{}", name(), wgsl_scalar(weight.dtype())),
+                              wgsl_alias(weight.dtype()) + std::string(wgsl::ops_llm_embedding),
+                              {{"WG", double(wg)}});
+        rec.dispatch(k, {weight, indices, out, Binding::uniform(p)}, rec.grid_1d(p.total, wg));
+    }
+};
+
+}  // namespace
+
+const Op& embedding_op() {
+    static const Embedding op;
+    return op;
+}
+
+}  // namespace wgx::ops

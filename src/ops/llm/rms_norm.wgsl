@@ -1,0 +1,40 @@
+// RMS norm: y = x / sqrt(mean(x^2) + eps) * weight over each row of `row_len` contiguous
+// elements, weight indexed by the position in the row. One workgroup per row; the mean of the
+// squares is a workgroup reduction.
+// The C++ side prepends common/workgroup_reduce's prelude: `alias T` (the stored element type
+// of every tensor, f32 or f16; arithmetic is f32 and each output is rounded once to T) and
+// workgroup_sum.
+struct Params {
+    rows: u32,
+    row_len: u32,
+    eps: f32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<T>;
+@group(0) @binding(1) var<storage, read> weight: array<T>;
+@group(0) @binding(2) var<storage, read_write> out: array<T>;
+@group(0) @binding(3) var<uniform> params: Params;
+
+override WG: u32 = 256;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>,
+        ids: ReduceIds) {
+    let row = wid.x + wid.y * nwg.x;  // uniform across the workgroup
+    if (row >= params.rows) {
+        return;
+    }
+    let n = params.row_len;
+    let base = row * n;
+    var q = 0.0;
+    for (var k = ids.lid; k < n; k += WG) {
+        let v = f32(x[base + k]);
+        q += v * v;
+    }
+    let r = inverseSqrt(workgroup_sum(q, ids) / f32(n) + params.eps);
+    for (var k = ids.lid; k < n; k += WG) {
+        out[base + k] = T(f32(x[base + k]) * r * f32(weight[k]));
+    }
+}
