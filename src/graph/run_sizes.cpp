@@ -179,7 +179,40 @@ void check_unchanged(const Graph& graph, size_t index, const RunSizes& sizes) {
     }
 }
 
+// Whether an op's inputs include a value whose size or value changes between runs.
+bool follows_dynamic(const Graph& graph, const OpCall& call, const std::vector<bool>& dynamic) {
+    bool any = reads_data_for_sizes(call.name);
+    for (size_t a = 0; a + 1 < call.args.size(); ++a) {
+        for_each_arg_value(graph, call.args[a],
+                           [&](int32_t id) { any = any || dynamic[static_cast<size_t>(id)]; });
+    }
+    return any;
+}
+
+// Per value: dynamic-bound inputs, and every output of an op that follows one.
+std::vector<bool> dynamic_values(const Graph& graph) {
+    std::vector<bool> dynamic(graph.values.size(), false);
+    for (int32_t id : graph.input_ids) {
+        dynamic[static_cast<size_t>(id)] = std::get<Tensor>(graph.values[id]).dynamic_bound;
+    }
+    for (const OpCall& call : graph.chain) {
+        if (call.args.empty() || !follows_dynamic(graph, call, dynamic)) continue;
+        for_each_arg_value(graph, call.args.back(),
+                           [&](int32_t id) { dynamic[static_cast<size_t>(id)] = true; });
+    }
+    return dynamic;
+}
+
 }  // namespace
+
+void mark_dynamic_values(Graph& graph) {
+    const std::vector<bool> dynamic = dynamic_values(graph);
+    for (size_t id = 0; id < graph.values.size(); ++id) {
+        if (auto* t = std::get_if<Tensor>(&graph.values[id]); t && dynamic[id]) {
+            t->dynamic_bound = true;
+        }
+    }
+}
 
 RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs) {
     if (inputs.size() != graph.input_ids.size()) {
@@ -219,31 +252,19 @@ RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs) {
         sizes.dims[static_cast<size_t>(id)] = got;
         data.push_back(inputs[k].host_bytes);
     }
-    // Only the part of the graph that follows a dynamic input or a symbolic integer runs its
-    // rules: an op whose arguments all keep the file's sizes keeps the file's sizes for its
-    // outputs too (the file is right there, whatever shape a fused op's output was given).
-    std::vector<bool> dynamic(graph.values.size(), false);
-    for (int32_t id : graph.input_ids) {
-        dynamic[static_cast<size_t>(id)] = std::get<Tensor>(graph.values[id]).dynamic_bound;
-    }
+    // Only the part of the graph that follows a dynamic input or a symbolic integer
+    // (mark_dynamic_values) runs its rules: an op whose arguments all keep the file's sizes
+    // keeps the file's sizes for its outputs too, whatever shape a fused op's output was given.
+    const std::vector<bool> dynamic = dynamic_values(graph);
     for (size_t i = 0; i < graph.chain.size(); ++i) {
         const OpCall& call = graph.chain[i];
-        bool any_dynamic = reads_data_for_sizes(call.name);
-        for (size_t a = 0; a + 1 < call.args.size(); ++a) {
-            for_each_arg_value(graph, call.args[a], [&](int32_t id) {
-                any_dynamic = any_dynamic || dynamic[static_cast<size_t>(id)];
-            });
-        }
+        const bool follows = follows_dynamic(graph, call, dynamic);
         SizeRule rule = find_size_rule(call.name);
-        if (rule != nullptr && (any_dynamic || is_host_op(call.name))) {
+        if (rule != nullptr && (follows || is_host_op(call.name))) {
             SizeCall size_call(graph, i, sizes, data);
             rule(size_call);
-        } else if (any_dynamic) {
+        } else if (follows) {
             check_unchanged(graph, i, sizes);
-        }
-        if (any_dynamic && !call.args.empty()) {
-            for_each_arg_value(graph, call.args.back(),
-                               [&](int32_t id) { dynamic[static_cast<size_t>(id)] = true; });
         }
     }
     return sizes;

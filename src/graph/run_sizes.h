@@ -40,6 +40,12 @@ RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs);
 // The inputs of a run at the sizes the file gives (their bounds), without data.
 std::vector<RunInput> declared_inputs(const Graph& graph);
 
+// Marks every tensor whose sizes may change from run to run as dynamic-bound (its dims are then
+// upper bounds): those that follow a dynamic-bound input or a symbolic integer through the
+// chain. Run at load, before the passes, which leave such tensors as they are (a reshape of one
+// stays a call, so its size rule runs).
+void mark_dynamic_values(Graph& graph);
+
 // Whether some op of the graph reads an input's data to find a size (select_as_symint): such
 // a program needs the input bytes for every run.
 bool sizes_depend_on_data(const Graph& graph);

@@ -12,6 +12,7 @@
 #include "graph/passes/fold_prepack.h"
 #include "graph/passes/fuse_all.h"
 #include "graph/passes/run_in_float16.h"
+#include "graph/run_sizes.h"
 #include "graph/schema/size_rules.h"
 #include "ops/registry.h"
 
@@ -45,6 +46,7 @@ const Op* lookup(std::string_view name, const std::vector<const Op*>& extra) {
 
 Program Program::from_graph(graph::Graph graph, const ProgramOptions& options) {
     graph::check_graph(graph, graph.origin);
+    graph::mark_dynamic_values(graph);
     graph::fold_prepack(graph);
     if (options.fuse) graph::run_fusion_passes(graph);
     auto state = std::make_shared<State>();

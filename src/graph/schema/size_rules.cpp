@@ -465,7 +465,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("aten.embedding.default", embedding);
         add("et_vk.apply_rotary_emb.default", rotary);
         add("et_vk.apply_rotary_emb_hf.default", rotary);
-        add("et_vk.apply_rotary_emb_interleaved.default", rotary);
+        add("et_vk.apply_rotary_emb_interleaved.default", same_as_input);
         add("aten.mean.dim", reduce_dims);
         add("aten.sum.dim_IntList", reduce_dims);
         add("aten.amax.default", reduce_dims);

@@ -5,8 +5,9 @@
 // is_causal, 0 .. input_pos + S - 1 otherwise (as ExecuTorch's CPU kernel). Query head h reads
 // kv head h / (Hq / Hkv); scale defaults to 1 / sqrt(D).
 // Args: [q [B, S, Hq, D], k [B, S, Hkv, D], v [B, S, Hkv, D], k_cache [B, C, Hkv, D], v_cache,
-//   input_pos, seq_len (== S), attn_mask (none only), dropout_p (ignored, as ExecuTorch does),
-//   is_causal, scale (none or a number), out [B, S, Hq, D]]. float32, or float16 throughout.
+//   input_pos, seq_len (read, not used: S is q's; the Vulkan delegate writes the traced example's
+//   value there, 1, whatever the run's S), attn_mask (none only), dropout_p (ignored, as ExecuTorch
+//   does), is_causal, scale (none or a number), out [B, S, Hq, D]]. float32, or float16 throughout.
 // Three dispatches: the two cache writes, then the attention, which reads the caches in place
 // (kv_cache.h).
 #include <fmt/format.h>
@@ -34,7 +35,7 @@ class SdpaWithKvCache final : public BuiltinOp {
         const Tensor& k_cache = args.tensor(3, "k_cache");
         const Tensor& v_cache = args.tensor(4, "v_cache");
         const int64_t input_pos = args.integer(5, "input_pos");
-        const int64_t seq_len = args.integer(6, "seq_len");
+        args.integer(6, "seq_len");
         args.number(8, "dropout_p");
         const bool causal = args.boolean(9, "is_causal");
         const std::optional<double> scale = args.optional_number(10, "scale");
@@ -42,9 +43,6 @@ class SdpaWithKvCache final : public BuiltinOp {
 
         const CacheAttention a = check_cache_attention(rec, args, q, k_cache, v_cache, out,
                                                        "input_pos", input_pos, causal, 7, scale);
-        if (seq_len != q.shape()[1]) {
-            args.fail(fmt::format("seq_len {} differs from q's {} rows.", seq_len, q.shape()[1]));
-        }
         for (const auto& [t, what] : {std::pair{&k, "k"}, std::pair{&v, "v"}}) {
             expect_dtype(args, *t, q.dtype(), what);
             Shape want = k_cache.shape();

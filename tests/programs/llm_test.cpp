@@ -1,0 +1,187 @@
+// The decoder LLMs of tests/llm (python/export_llm.py: ExecuTorch's own exporter, small dims,
+// seeded weights) against PyTorch eager with the same weights:
+//   - teacher-forced logits: the reference's tokens fed one at a time after a prefill, every
+//     step within DESIGN §6's fp32 threshold (relative L2 <= max(1e-4, 4 x PyTorch's own
+//     fp32-vs-fp64 error), and max abs error relative to the row's largest logit);
+//   - prefills of several lengths (1, the fixture's prompt, the bound) against the logits of
+//     the position they end at;
+//   - free-running greedy tokens identical to the reference's;
+//   - state: reset_state() gives the first run's results again, two Runners keep their own.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/npy.h"
+#include "wgx/wgx.h"
+
+namespace wgx {
+namespace {
+
+namespace fs = std::filesystem;
+
+Context& ctx() {
+    static Context c = Context::create();
+    return c;
+}
+
+struct Fixture {
+    fs::path dir;
+    nlohmann::json meta;
+    std::vector<int64_t> tokens;
+    io::NpyArray logits, logits64;
+    int64_t vocab = 0;
+
+    explicit Fixture(fs::path d) : dir(std::move(d)) {
+        std::ifstream(dir / "meta.json") >> meta;
+        io::NpyArray t = io::read_npy(dir / "tokens.npy");
+        tokens.resize(t.data.size() / 8);
+        std::memcpy(tokens.data(), t.data.data(), t.data.size());
+        logits = io::read_npy(dir / "logits.npy");
+        logits64 = io::read_npy(dir / "logits64.npy");
+        vocab = logits.shape.at(1);
+    }
+    int64_t prompt_len() const { return meta["prompt_len"].get<int64_t>(); }
+    int64_t max_seq_len() const { return meta["max_seq_len"].get<int64_t>(); }
+    std::vector<double> row64(int64_t t) const {
+        const double* p = reinterpret_cast<const double*>(logits64.data.data()) + t * vocab;
+        return std::vector<double>(p, p + vocab);
+    }
+    std::vector<double> row32(int64_t t) const {
+        const float* p = reinterpret_cast<const float*>(logits.data.data()) + t * vocab;
+        return std::vector<double>(p, p + vocab);
+    }
+};
+
+std::vector<fs::path> fixture_dirs() {
+    std::vector<fs::path> out;
+    const fs::path root = fs::path(WGX_TESTS_DIR) / "llm";
+    if (!fs::is_directory(root)) return out;
+    for (const auto& e : fs::directory_iterator(root)) {
+        if (fs::exists(e.path() / "meta.json")) out.push_back(e.path());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+        num += (got[i] - want[i]) * (got[i] - want[i]);
+        den += want[i] * want[i];
+    }
+    return std::sqrt(num / den);
+}
+
+double max_abs_rel(const std::vector<float>& got, const std::vector<double>& want) {
+    double err = 0, scale = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+        err = std::max(err, std::abs(got[i] - want[i]));
+        scale = std::max(scale, std::abs(want[i]));
+    }
+    return err / scale;
+}
+
+// Runs tokens [from, from + n) at position `from`; returns the logits of the last one.
+std::vector<float> step(Runner& r, const Fixture& f, int64_t from, int64_t n) {
+    std::span<const int64_t> toks(f.tokens.data() + from, static_cast<size_t>(n));
+    const int64_t pos[1] = {from};
+    std::vector<Tensor> out = r.run({HostTensor::of<int64_t>(toks, {1, n}),
+                                     HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})});
+    return out.at(0).get_data<float>();
+}
+
+class LlmFixture : public ::testing::TestWithParam<fs::path> {};
+
+// The threshold of DESIGN §6 for one position: relative L2 <= max(1e-4, 4 x PyTorch's fp32 error
+// on that row); max abs error relative to the row's largest magnitude within 10 x that.
+void expect_row_close(const Fixture& f, const std::vector<float>& got, int64_t t,
+                      const std::string& what) {
+    ASSERT_EQ(got.size(), static_cast<size_t>(f.vocab)) << what;
+    const std::vector<double> want = f.row64(t);
+    std::vector<float> torch32(f.vocab);
+    const std::vector<double> r32 = f.row32(t);
+    for (int64_t i = 0; i < f.vocab; ++i) torch32[i] = static_cast<float>(r32[i]);
+    const double torch_err = rel_l2(torch32, want);
+    const double limit = std::max(1e-4, 4 * torch_err);
+    const double e = rel_l2(got, want);
+    EXPECT_LE(e, limit) << what << " position " << t;
+    EXPECT_LE(max_abs_rel(got, want), 10 * limit) << what << " position " << t;
+}
+
+TEST_P(LlmFixture, TeacherForcedLogitsMatchEagerAtEveryStep) {
+    const Fixture f(GetParam());
+    Runner r(ctx(), Program::load(f.dir / "model.pte"));
+    ASSERT_TRUE(r.has_state());
+    const int64_t p = f.prompt_len();
+    expect_row_close(f, step(r, f, 0, p), p - 1, "prefill");
+    const int64_t steps = static_cast<int64_t>(f.tokens.size()) - p;
+    ASSERT_GE(steps, 32);
+    for (int64_t t = p; t < static_cast<int64_t>(f.tokens.size()); ++t) {
+        expect_row_close(f, step(r, f, t, 1), t, "decode");
+    }
+}
+
+TEST_P(LlmFixture, PrefillsOfSeveralLengthsEndAtTheirPositionsLogits) {
+    const Fixture f(GetParam());
+    Runner r(ctx(), Program::load(f.dir / "model.pte"));
+    const int64_t bound = r.program().inputs().at(0).shape.at(1);
+    EXPECT_EQ(bound, f.max_seq_len() - 1);
+    for (int64_t n : {int64_t{1}, f.prompt_len(), std::min<int64_t>(bound, f.tokens.size())}) {
+        r.reset_state();
+        expect_row_close(f, step(r, f, 0, n), n - 1, "prefill of " + std::to_string(n));
+    }
+    // A prefill in two parts: the second starts where the first ended, over its cache.
+    r.reset_state();
+    step(r, f, 0, 3);
+    expect_row_close(f, step(r, f, 3, 5), 7, "second prefill");
+}
+
+TEST_P(LlmFixture, GreedyTokensMatchEager) {
+    const Fixture f(GetParam());
+    Runner r(ctx(), Program::load(f.dir / "model.pte"));
+    const int64_t p = f.prompt_len();
+    std::vector<int64_t> generated(f.tokens.begin(), f.tokens.begin() + p);
+    std::vector<float> logits = step(r, f, 0, p);
+    while (generated.size() < f.tokens.size()) {
+        const int64_t next = std::max_element(logits.begin(), logits.end()) - logits.begin();
+        generated.push_back(next);
+        const int64_t pos[1] = {static_cast<int64_t>(generated.size()) - 1};
+        const int64_t tok[1] = {next};
+        logits = r.run({HostTensor::of<int64_t>(std::span<const int64_t>(tok), {1, 1}),
+                        HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})})
+                     .at(0)
+                     .get_data<float>();
+    }
+    EXPECT_EQ(generated, f.tokens);
+}
+
+TEST_P(LlmFixture, ResetAndTwoRunnersKeepTheirOwnState) {
+    const Fixture f(GetParam());
+    Program program = Program::load(f.dir / "model.pte");
+    Runner a(ctx(), program), b(ctx(), program);
+    const std::vector<float> first = step(a, f, 0, 4);
+    // b runs a different prefix; a's cache must not see it.
+    step(b, f, 10, 6);
+    expect_row_close(f, step(a, f, 4, 1), 4, "after another runner ran");
+    a.reset_state();
+    EXPECT_EQ(step(a, f, 0, 4), first);
+    // A position beyond the cache is an error, not a write out of bounds.
+    const int64_t pos[1] = {f.max_seq_len()};
+    const int64_t tok[1] = {1};
+    EXPECT_THROW(a.run({HostTensor::of<int64_t>(std::span<const int64_t>(tok), {1, 1}),
+                        HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})}),
+                 Error);
+}
+
+std::string fixture_name(const ::testing::TestParamInfo<fs::path>& info) {
+    return info.param.filename().string();
+}
+
+INSTANTIATE_TEST_SUITE_P(Llm, LlmFixture, ::testing::ValuesIn(fixture_dirs()), fixture_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LlmFixture);
+
+}  // namespace
+}  // namespace wgx
