@@ -57,11 +57,30 @@ class Arg {
     Storage v_;
 };
 
+// An integer argument that can change from run to run without its op being recorded again: a
+// program's symbolic integer, such as an LLM's cache position (wgx::Runner). An op that reads it
+// on the GPU takes it with Args::live_integer, binds Recorder::live_ints() and reads element
+// `slot` there when live(); any other way of reading the argument bakes its value into the
+// recording, which is then made again whenever the value changes. Sizes never go this way: an
+// op's dispatch geometry and tensor shapes may not depend on a live value.
+struct LiveInt {
+    static constexpr uint32_t kNone = 0xffffffffu;
+    int64_t value = 0;      // its value in the run being recorded
+    uint32_t slot = kNone;  // its index in Recorder::live_ints(), or kNone for a plain integer
+    bool live() const { return slot != kNone; }
+};
+
 // Positional arguments of one op call, with typed accessors whose errors name the op, the
 // argument and what was expected.
 class Args {
   public:
     Args(std::string_view op, std::span<const Arg> args) : op_(op), args_(args) {}
+    // The runtime's: `live_slots[i]` holds the slot of argument i when it is a live integer
+    // (LiveInt::kNone otherwise); `baked` collects the slots whose values were read as plain
+    // values, which the recording then depends on.
+    Args(std::string_view op, std::span<const Arg> args, std::span<const uint32_t> live_slots,
+         std::vector<uint32_t>* baked)
+        : op_(op), args_(args), live_slots_(live_slots), baked_(baked) {}
 
     size_t size() const { return args_.size(); }
     std::string_view op() const { return op_; }
@@ -77,6 +96,8 @@ class Args {
     double number(size_t i, std::string_view name) const;
     std::optional<double> optional_number(size_t i, std::string_view name) const;
     int64_t integer(size_t i, std::string_view name) const;
+    // An integer that may be live (see LiveInt); a plain integer comes back with slot kNone.
+    LiveInt live_integer(size_t i, std::string_view name) const;
     bool boolean(size_t i, std::string_view name) const;
     std::vector<int64_t> int_list(size_t i, std::string_view name) const;
     // A list of doubles (ints are accepted and converted).
@@ -89,6 +110,8 @@ class Args {
   private:
     std::string_view op_;
     std::span<const Arg> args_;
+    std::span<const uint32_t> live_slots_;
+    std::vector<uint32_t>* baked_ = nullptr;
 };
 
 // A compiled compute pipeline (cached by exactly the WGSL text and override values).
@@ -166,6 +189,9 @@ class Recorder {
     void dispatch(const Kernel& kernel, std::span<const Binding> bindings, Grid grid);
     // Copies src into dst (same byte size) at this point of the recording.
     void copy(const Tensor& src, const Tensor& dst);
+    // The int32 storage buffer of live integers (LiveInt::slot indexes it), to bind read-only.
+    // Always valid: a recording without live integers gives a small buffer of zeros.
+    Binding live_ints() const;
     // A temporary tensor owned by the recording (for multi-pass ops).
     Tensor scratch(DType dtype, const Shape& shape);
 

@@ -50,7 +50,20 @@ const Arg& Args::operator[](size_t i) const {
     if (i >= args_.size()) {
         fail(fmt::format("argument {} is missing ({} given).", i, args_.size()));
     }
+    // Every read but live_integer's bakes a live value into the recording.
+    if (baked_ != nullptr && i < live_slots_.size() && live_slots_[i] != LiveInt::kNone) {
+        baked_->push_back(live_slots_[i]);
+    }
     return args_[i];
+}
+
+LiveInt Args::live_integer(size_t i, std::string_view name) const {
+    if (i < args_.size() && i < live_slots_.size() && live_slots_[i] != LiveInt::kNone) {
+        if (const auto* n = std::get_if<int64_t>(&args_[i].value())) {
+            return LiveInt{*n, live_slots_[i]};
+        }
+    }
+    return LiveInt{integer(i, name), LiveInt::kNone};
 }
 
 void Args::fail(const std::string& message) const {

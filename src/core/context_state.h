@@ -109,6 +109,11 @@ class RecordingState {
     // setting); set around each Op::record.
     void set_builtin_op(bool builtin) { builtin_op_ = builtin; }
     bool builtin_op() const { return builtin_op_; }
+    // The buffer of live integers (LiveInt) that this recording's dispatches read: `count`
+    // int32 values, written by its owner before each submit. Without one, live_ints() makes a
+    // small buffer of zeros.
+    void set_live_ints(std::shared_ptr<BufferRef> buffer, int64_t count);
+    Tensor live_ints();
     void clear();
     // Drops commands recorded after the first `count` (undoes a failed recording).
     void truncate(size_t count);
@@ -133,6 +138,8 @@ class RecordingState {
     std::vector<std::shared_ptr<BufferRef>> scratch_;
     UniformArena uniforms_;
     std::string scope_;
+    std::shared_ptr<BufferRef> live_ints_;
+    int64_t live_count_ = 0;
 };
 
 // Marks the op recorded while it lives as built-in or not (RecordingState::set_builtin_op).

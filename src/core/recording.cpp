@@ -217,6 +217,19 @@ void RecordingState::clear() {
     uniforms_.clear();
 }
 
+void RecordingState::set_live_ints(std::shared_ptr<BufferRef> buffer, int64_t count) {
+    live_ints_ = std::move(buffer);
+    live_count_ = count;
+}
+
+Tensor RecordingState::live_ints() {
+    if (!live_ints_) {
+        live_count_ = 4;
+        live_ints_ = ctx_.allocate(16, "live ints (none)");  // WebGPU zero-fills new buffers
+    }
+    return ctx_.make_tensor(live_ints_, 0, DType::i32, {live_count_});
+}
+
 void RecordingState::truncate(size_t count) {
     if (count < commands_.size()) {
         changed();
@@ -252,6 +265,8 @@ void Recorder::dispatch(const Kernel& kernel, std::span<const Binding> bindings,
 }
 
 void Recorder::copy(const Tensor& src, const Tensor& dst) { state_.add_copy(src, dst); }
+
+Binding Recorder::live_ints() const { return Binding(state_.live_ints()); }
 
 Tensor Recorder::scratch(DType dtype, const Shape& shape) {
     return state_.add_scratch(dtype, shape);

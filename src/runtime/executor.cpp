@@ -45,7 +45,7 @@ class ProgramRecorder {
         for (size_t i = 0; i < graph_.input_ids.size(); ++i) {
             ctx_.recording().add_copy(io[i], tensors[graph_.input_ids[i]]);
         }
-        runtime::record_ops(program_, tensors, ctx_.recording());
+        runtime::record_ops(program_, tensors, ctx_.recording(), /*live_symints=*/false);
         for (size_t i = 0; i < graph_.output_ids.size(); ++i) {
             ctx_.recording().add_copy(tensors[graph_.output_ids[i]],
                                       io[graph_.input_ids.size() + i]);

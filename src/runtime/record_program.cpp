@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "graph/graph.h"
 #include "graph/schema/size_rules.h"
 
@@ -78,9 +80,11 @@ class OpArgs {
 
 }  // namespace
 
-void record_ops(const Program& program, RunTensors& tensors, RecordingState& recording) {
+std::vector<uint32_t> record_ops(const Program& program, RunTensors& tensors,
+                                 RecordingState& recording, bool live_symints) {
     const graph::Graph& graph = program.graph();
     OpArgs op_args(graph, tensors);
+    std::vector<uint32_t> baked, slots;
     for (size_t index = 0; index < graph.chain.size(); ++index) {
         const graph::OpCall& call = graph.chain[index];
         if (graph::is_host_op(call.name)) continue;
@@ -91,7 +95,25 @@ void record_ops(const Program& program, RunTensors& tensors, RecordingState& rec
         }
         std::vector<Arg> args;
         args.reserve(call.args.size());
-        for (int32_t id : call.args) args.push_back(op_args.arg(id));
+        slots.assign(call.args.size(), LiveInt::kNone);
+        for (size_t a = 0; a < call.args.size(); ++a) {
+            const int32_t id = call.args[a];
+            args.push_back(op_args.arg(id));
+            if (live_symints && id >= 0 &&
+                std::holds_alternative<graph::SymInt>(graph.values[id])) {
+                slots[a] = static_cast<uint32_t>(id);
+            } else if (live_symints && id >= 0) {
+                // A list holding SymInts (a view's sizes) is read as plain values.
+                if (const auto* list = std::get_if<graph::ValueList>(&graph.values[id])) {
+                    for (int32_t item : list->items) {
+                        if (item >= 0 &&
+                            std::holds_alternative<graph::SymInt>(graph.values[item])) {
+                            baked.push_back(static_cast<uint32_t>(item));
+                        }
+                    }
+                }
+            }
+        }
         Recorder recorder(recording);
         recording.set_scope(fmt::format("#{} {}", index, call.name));
         struct ClearScope {
@@ -100,7 +122,7 @@ void record_ops(const Program& program, RunTensors& tensors, RecordingState& rec
         } clear_scope{recording};
         BuiltinOpScope builtin(recording, op->builtin());
         try {
-            op->record(recorder, Args(call.name, args));
+            op->record(recorder, Args(call.name, args, slots, &baked));
         } catch (const InvalidArgument& e) {
             throw LoadError(
                 fmt::format("{}: op {} ({}): {}", graph.origin, index, call.name, e.what()));
@@ -109,6 +131,9 @@ void record_ops(const Program& program, RunTensors& tensors, RecordingState& rec
                 fmt::format("{}: op {} ({}): {}", graph.origin, index, call.name, e.what()));
         }
     }
+    std::sort(baked.begin(), baked.end());
+    baked.erase(std::unique(baked.begin(), baked.end()), baked.end());
+    return baked;
 }
 
 }  // namespace wgx::runtime

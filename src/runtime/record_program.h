@@ -30,6 +30,12 @@ class RunTensors {
 
 // Records every op of the chain but the host ops (whose work the sizes already hold). Throws
 // LoadError / GpuError naming the op; the caller undoes a partial recording.
-void record_ops(const Program& program, RunTensors& tensors, RecordingState& recording);
+//
+// With `live_symints`, each SymInt argument is a live integer (LiveInt) whose slot is its value
+// id: the recording's live_ints buffer must hold every value's integer (RunSizes::ints) at those
+// slots. Returns the value ids of the SymInts some op read as plain values: the recording is
+// right only while they keep this run's values.
+std::vector<uint32_t> record_ops(const Program& program, RunTensors& tensors,
+                                 RecordingState& recording, bool live_symints);
 
 }  // namespace wgx::runtime

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 
 #include "core/context_state.h"
 #include "graph/graph.h"
@@ -17,16 +18,14 @@ namespace {
 // let prompts of a few lengths alternate without recording again.
 constexpr size_t kMaxRecordings = 8;
 
-// What decides a recording: every tensor's sizes and every symbolic integer's value.
-std::vector<int64_t> recording_key(const graph::Graph& graph, const graph::RunSizes& sizes) {
+// What decides a recording besides the symbolic integers its ops baked in: every tensor's
+// sizes.
+std::vector<int64_t> sizes_key(const graph::Graph& graph, const graph::RunSizes& sizes) {
     std::vector<int64_t> key;
     for (size_t id = 0; id < graph.values.size(); ++id) {
-        const graph::Value& v = graph.values[id];
-        if (std::holds_alternative<graph::Tensor>(v)) {
+        if (std::holds_alternative<graph::Tensor>(graph.values[id])) {
             key.push_back(static_cast<int64_t>(sizes.dims[id].size()));
             key.insert(key.end(), sizes.dims[id].begin(), sizes.dims[id].end());
-        } else if (std::holds_alternative<graph::SymInt>(v)) {
-            key.push_back(sizes.ints[id]);
         }
     }
     return key;
@@ -36,18 +35,52 @@ std::vector<int64_t> recording_key(const graph::Graph& graph, const graph::RunSi
 
 struct Runner::State {
     struct Recorded {
-        std::vector<int64_t> key;
+        std::vector<int64_t> key;  // sizes_key
+        // The SymInts its ops read as plain values, and the values they had.
+        std::vector<uint32_t> baked;
+        std::vector<int64_t> baked_values;
         std::unique_ptr<RecordingState> recording;
         std::vector<Tensor> inputs, outputs;
+
+        bool fits(const std::vector<int64_t>& k, const graph::RunSizes& sizes) const {
+            if (k != key) return false;
+            for (size_t i = 0; i < baked.size(); ++i) {
+                if (sizes.ints[baked[i]] != baked_values[i]) return false;
+            }
+            return true;
+        }
     };
 
     Context context;
     Program program;
     runtime::ProgramBuffers buffers;
+    // Every value's integer of the run (RunSizes::ints as int32), read by the ops' live
+    // integers (LiveInt::slot = value id); written before each submit.
+    std::shared_ptr<BufferRef> live_buffer;
+    Tensor live_ints;
+    std::vector<int32_t> live_values;
     std::vector<Recorded> recorded;  // most recently used last
 
     State(Context c, Program p)
-        : context(std::move(c)), program(std::move(p)), buffers(*context.state(), program) {}
+        : context(std::move(c)), program(std::move(p)), buffers(*context.state(), program) {
+        const auto n = static_cast<int64_t>(std::max<size_t>(4, program.graph().values.size()));
+        live_buffer = context.state()->allocate(static_cast<uint64_t>(n) * 4, "live ints");
+        live_ints = context.state()->make_tensor(live_buffer, 0, DType::i32, {n});
+        live_values.assign(static_cast<size_t>(n), 0);
+    }
+
+    void write_live_ints(const graph::RunSizes& sizes) {
+        for (size_t id = 0; id < sizes.ints.size(); ++id) {
+            const int64_t v = sizes.ints[id];
+            if (v < INT32_MIN || v > INT32_MAX) {
+                throw InvalidArgument(fmt::format(
+                    "{}: value {} is {} in this run, beyond the 32-bit integers kernels read.",
+                    program.graph().origin, id, v));
+            }
+            live_values[id] = static_cast<int32_t>(v);
+        }
+        live_ints.set_data(live_values);
+    }
 
     // The recording for these inputs' sizes, made now when there is none (inputs checked).
     Recorded& recording_for(std::span<const HostTensor> inputs);
@@ -57,8 +90,10 @@ struct Runner::State {
         Recorded r;
         r.key = std::move(key);
         r.recording = std::make_unique<RecordingState>(*context.state());
+        r.recording->set_live_ints(live_buffer, live_ints.numel());
         runtime::RunTensors tensors(buffers, sizes, graph.values.size());
-        runtime::record_ops(program, tensors, *r.recording);
+        r.baked = runtime::record_ops(program, tensors, *r.recording, /*live_symints=*/true);
+        for (uint32_t id : r.baked) r.baked_values.push_back(sizes.ints[id]);
         for (int32_t id : graph.input_ids) r.inputs.push_back(tensors[id]);
         for (int32_t id : graph.output_ids) r.outputs.push_back(tensors[id]);
         if (recorded.size() == kMaxRecordings) recorded.erase(recorded.begin());
@@ -109,11 +144,12 @@ Runner::State::Recorded& Runner::State::recording_for(std::span<const HostTensor
         run_inputs.push_back(graph::RunInput{in.shape, in.bytes});
     }
     const graph::RunSizes sizes = graph::infer_run_sizes(graph, run_inputs);
-    std::vector<int64_t> key = recording_key(graph, sizes);
+    std::vector<int64_t> key = sizes_key(graph, sizes);
+    s.write_live_ints(sizes);
 
     State::Recorded* r = nullptr;
     for (size_t i = 0; i < s.recorded.size(); ++i) {
-        if (s.recorded[i].key == key) {
+        if (s.recorded[i].fits(key, sizes)) {
             // Most recently used last.
             std::rotate(s.recorded.begin() + static_cast<std::ptrdiff_t>(i),
                         s.recorded.begin() + static_cast<std::ptrdiff_t>(i) + 1, s.recorded.end());

@@ -122,6 +122,8 @@ TEST_P(LlmFixture, TeacherForcedLogitsMatchEagerAtEveryStep) {
     for (int64_t t = p; t < static_cast<int64_t>(f.tokens.size()); ++t) {
         expect_row_close(f, step(r, f, t, 1), t, "decode");
     }
+    // The cache position is a live integer: every decode step replays one recording.
+    EXPECT_EQ(r.recordings(), 2u) << "a prompt length and one token";
 }
 
 TEST_P(LlmFixture, PrefillsOfSeveralLengthsEndAtTheirPositionsLogits) {

@@ -23,7 +23,7 @@ class CustomSdpa final : public BuiltinOp {
         const Tensor& q = args.tensor(0, "q");
         const Tensor& k_cache = args.tensor(1, "k_cache");
         const Tensor& v_cache = args.tensor(2, "v_cache");
-        const int64_t start = args.integer(3, "start_pos");
+        const LiveInt start = args.live_integer(3, "start_pos");
         args.number(5, "dropout_p");
         const bool causal = args.boolean(6, "is_causal");
         const std::optional<double> scale = args.optional_number(7, "scale");

@@ -22,7 +22,7 @@ constexpr uint32_t kDecodeWorkgroup = 128;
 
 // The uniform of kv_cache_update.wgsl.
 struct CacheUpdateParams {
-    uint32_t total, seq, context, row, start, pad0, pad1, pad2;
+    uint32_t total, seq, context, row, start, start_slot, pad1, pad2;
 };
 static_assert(sizeof(CacheUpdateParams) == 32);
 static_assert(offsetof(CacheUpdateParams, start) == 16);
@@ -46,7 +46,7 @@ void expect_positions(const Args& args, const char* pos_name, int64_t start, int
 
 CacheAttention check_cache_attention(const Recorder& rec, const Args& args, const Tensor& q,
                                      const Tensor& k_cache, const Tensor& v_cache,
-                                     const Tensor& out, const char* pos_name, int64_t start,
+                                     const Tensor& out, const char* pos_name, LiveInt start,
                                      bool causal, size_t mask_index, std::optional<double> scale) {
     CacheAttention a{q, k_cache, v_cache, out};
     a.dtype = one_float_type(
@@ -71,7 +71,7 @@ CacheAttention check_cache_attention(const Recorder& rec, const Args& args, cons
                         "workgroup are too few for it).",
                         D, kDecodeMaxDim, decode_wg));
     }
-    expect_positions(args, pos_name, start, S, C);
+    expect_positions(args, pos_name, start.value, S, C);
     if (!args.is_none(mask_index)) {
         args.fail(
             "attn_mask is not supported; only is_causal (or attention over every written "
@@ -91,7 +91,8 @@ CacheAttention check_cache_attention(const Recorder& rec, const Args& args, cons
     p.kv_heads = uint32_t(Hkv);
     p.dim = uint32_t(D);
     p.context = uint32_t(C);
-    p.start = uint32_t(start);
+    p.start = uint32_t(start.value);
+    p.start_slot = start.slot;
     p.causal = causal ? 1u : 0u;
     p.group = uint32_t(Hq / Hkv);
     p.scale = float(scale ? *scale : 1.0 / std::sqrt(double(D)));
@@ -109,7 +110,7 @@ void record_cache_attention(Recorder& rec, std::string_view label, const CacheAt
         Kernel k = rec.kernel(fmt::format("{}/prefill_{}", label, type),
                               wgsl_alias(a.dtype) + std::string(wgsl::ops_llm_sdpa_prefill));
         const uint32_t blocks = uint32_t((p.seq + kPrefillRows - 1) / kPrefillRows);
-        rec.dispatch(k, {a.q, a.k_cache, a.v_cache, a.out, Binding::uniform(p)},
+        rec.dispatch(k, {a.q, a.k_cache, a.v_cache, a.out, Binding::uniform(p), rec.live_ints()},
                      Grid{blocks, p.heads, uint32_t(a.batch)});
         return;
     }
@@ -119,12 +120,12 @@ void record_cache_attention(Recorder& rec, std::string_view label, const CacheAt
         fmt::format("{}/decode_{}{}", label, type, subgroups ? "_subgroups" : ""),
         workgroup_reduce_prelude(a.dtype, subgroups) + std::string(wgsl::ops_llm_sdpa_decode),
         {{"WG", double(wg)}});
-    rec.dispatch(k, {a.q, a.k_cache, a.v_cache, a.out, Binding::uniform(p)},
+    rec.dispatch(k, {a.q, a.k_cache, a.v_cache, a.out, Binding::uniform(p), rec.live_ints()},
                  Grid{p.heads, p.seq, uint32_t(a.batch)});
 }
 
 void record_cache_update(Recorder& rec, const Args& args, const Tensor& value, const Tensor& cache,
-                         const char* pos_name, int64_t start, const char* value_name,
+                         const char* pos_name, LiveInt start, const char* value_name,
                          const char* cache_name) {
     const DType dt = one_float_type(rec, args, {{&value, value_name}, {&cache, cache_name}});
     if (value.rank() != 4 || cache.rank() != 4) {
@@ -138,21 +139,21 @@ void record_cache_update(Recorder& rec, const Args& args, const Tensor& value, c
         args.fail(fmt::format("{} {} and {} {} must agree in B, H and D.", value_name,
                               shape_string(v), cache_name, shape_string(c)));
     }
-    expect_positions(args, pos_name, start, v[1], c[1]);
+    expect_positions(args, pos_name, start.value, v[1], c[1]);
     expect_indexable(args, cache, cache_name);
     const CacheUpdateParams p{uint32_t(value.numel()),
                               uint32_t(v[1]),
                               uint32_t(c[1]),
                               uint32_t(v[2] * v[3]),
-                              uint32_t(start),
-                              0,
+                              uint32_t(start.value),
+                              start.slot,
                               0,
                               0};
     const uint32_t wg = rec.workgroup_size(128);
     Kernel k = rec.kernel(fmt::format("{}/cache_update_{}", args.op(), wgsl_scalar(dt)),
                           wgsl_alias(dt) + std::string(wgsl::ops_llm_kv_cache_update),
                           {{"WG", double(wg)}});
-    rec.dispatch(k, {value, cache, Binding::uniform(p)}, rec.grid_1d(p.total, wg));
+    rec.dispatch(k, {value, cache, Binding::uniform(p), rec.live_ints()}, rec.grid_1d(p.total, wg));
 }
 
 }  // namespace wgx::ops

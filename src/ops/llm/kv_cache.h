@@ -10,13 +10,14 @@
 
 namespace wgx::ops {
 
-// The uniform of sdpa_decode.wgsl and sdpa_prefill.wgsl. `start` (input_pos) is a uniform, not
-// a pipeline constant, so a later change can feed it from a GPU buffer without new pipelines.
+// The uniform of sdpa_decode.wgsl and sdpa_prefill.wgsl. The first position (input_pos) is read
+// from the live integers when start_slot names one (LiveInt), so a decode step at the next
+// position replays the same recording.
 struct CacheAttentionParams {
     uint32_t seq, heads, kv_heads, dim;
     uint32_t context, start, causal, group;
     float scale;
-    uint32_t pad0, pad1, pad2;
+    uint32_t start_slot, pad1, pad2;
 };
 static_assert(sizeof(CacheAttentionParams) == 48);
 static_assert(offsetof(CacheAttentionParams, context) == 16);
@@ -35,7 +36,7 @@ struct CacheAttention {
 // otherwise), attn_mask none (the argument at `mask_index`), scale none (1 / sqrt(D)) or a number.
 CacheAttention check_cache_attention(const Recorder& rec, const Args& args, const Tensor& q,
                                      const Tensor& k_cache, const Tensor& v_cache,
-                                     const Tensor& out, const char* pos_name, int64_t start,
+                                     const Tensor& out, const char* pos_name, LiveInt start,
                                      bool causal, size_t mask_index, std::optional<double> scale);
 
 // Whether the call takes the block kernel (sdpa_prefill.wgsl: query rows share key loads)
@@ -50,7 +51,7 @@ void record_cache_attention(Recorder& rec, std::string_view label, const CacheAt
 // start + S <= C) and records the in-place write of value into cache positions start ..
 // start + S - 1. `value_name` and `cache_name` name the arguments in errors.
 void record_cache_update(Recorder& rec, const Args& args, const Tensor& value, const Tensor& cache,
-                         const char* pos_name, int64_t start, const char* value_name,
+                         const char* pos_name, LiveInt start, const char* value_name,
                          const char* cache_name);
 
 }  // namespace wgx::ops

@@ -8,7 +8,7 @@ struct Params {
     context: u32,  // C
     row: u32,      // elements per position
     start: u32,    // first position written
-    _pad0: u32,
+    start_slot: u32,  // live integer slot of start, or 0xffffffff
     _pad1: u32,
     _pad2: u32,
 }
@@ -16,6 +16,18 @@ struct Params {
 @group(0) @binding(0) var<storage, read> value: array<T>;
 @group(0) @binding(1) var<storage, read_write> cache: array<T>;
 @group(0) @binding(2) var<uniform> params: Params;
+@group(0) @binding(3) var<storage, read> live_ints: array<i32>;
+
+// The first position: the live integer at start_slot when there is one (wgx::LiveInt: an LLM's
+// cache position, changing every step without recording again), else `start`. Kept inside the
+// cache whatever the value (the host checks it before each run).
+fn first_position() -> u32 {
+    var p = params.start;
+    if (params.start_slot != 0xffffffffu) {
+        p = u32(max(live_ints[params.start_slot], 0));
+    }
+    return min(p, params.context - params.seq);
+}
 
 override WG: u32 = 128;
 
@@ -30,5 +42,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
     let bs = t / params.row;
     let s = bs % params.seq;
     let b = bs / params.seq;
-    cache[(b * params.context + params.start + s) * params.row + r] = value[t];
+    cache[(b * params.context + first_position() + s) * params.row + r] = value[t];
 }

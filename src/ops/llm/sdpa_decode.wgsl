@@ -18,7 +18,7 @@ struct Params {
     causal: u32,
     group: u32,     // Hq / Hkv
     scale: f32,
-    _pad0: u32,
+    start_slot: u32,  // live integer slot of start, or 0xffffffff
     _pad1: u32,
     _pad2: u32,
 }
@@ -28,6 +28,18 @@ struct Params {
 @group(0) @binding(2) var<storage, read> v_cache: array<T>;  // [B, C, Hkv, D]
 @group(0) @binding(3) var<storage, read_write> out: array<T>;  // [B, S, Hq, D]
 @group(0) @binding(4) var<uniform> params: Params;
+@group(0) @binding(5) var<storage, read> live_ints: array<i32>;
+
+// The first position: the live integer at start_slot when there is one (wgx::LiveInt: an LLM's
+// cache position, changing every step without recording again), else `start`. Kept inside the
+// cache whatever the value (the host checks it before each run).
+fn first_position() -> u32 {
+    var p = params.start;
+    if (params.start_slot != 0xffffffffu) {
+        p = u32(max(live_ints[params.start_slot], 0));
+    }
+    return min(p, params.context - params.seq);
+}
 
 override WG: u32 = 128;
 const CPI = 4u;      // output columns per invocation: D <= CPI * WG (checked by the caller)
@@ -51,9 +63,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, ids: ReduceIds) {
     }
     workgroupBarrier();
 
-    var keys = params.start + params.seq;
+    var keys = first_position() + params.seq;
     if (params.causal != 0u) {
-        keys = params.start + s + 1u;
+        keys = first_position() + s + 1u;
     }
     let pos_stride = params.kv_heads * dim;  // elements from one cache position to the next
     let kv_base = (b * params.context * params.kv_heads + h / params.group) * dim;

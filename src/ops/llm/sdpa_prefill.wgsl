@@ -20,7 +20,7 @@ struct Params {
     causal: u32,
     group: u32,
     scale: f32,
-    _pad0: u32,
+    start_slot: u32,  // live integer slot of start, or 0xffffffff
     _pad1: u32,
     _pad2: u32,
 }
@@ -30,6 +30,18 @@ struct Params {
 @group(0) @binding(2) var<storage, read> v_cache: array<T>;  // [B, C, Hkv, D]
 @group(0) @binding(3) var<storage, read_write> out: array<T>;  // [B, S, Hq, D]
 @group(0) @binding(4) var<uniform> params: Params;
+@group(0) @binding(5) var<storage, read> live_ints: array<i32>;
+
+// The first position: the live integer at start_slot when there is one (wgx::LiveInt: an LLM's
+// cache position, changing every step without recording again), else `start`. Kept inside the
+// cache whatever the value (the host checks it before each run).
+fn first_position() -> u32 {
+    var p = params.start;
+    if (params.start_slot != 0xffffffffu) {
+        p = u32(max(live_ints[params.start_slot], 0));
+    }
+    return min(p, params.context - params.seq);
+}
 
 const WG = 128u;
 const QR = 8u;              // query rows per workgroup
@@ -49,9 +61,9 @@ const NEG_MAX = -3.4028234663852886e38;
 // Keys (cache positions) that query row s sees.
 fn keys_of(s: u32) -> u32 {
     if (params.causal != 0u) {
-        return params.start + s + 1u;
+        return first_position() + s + 1u;
     }
-    return params.start + params.seq;
+    return first_position() + params.seq;
 }
 
 // Positions j0 .. j0 + KC - 1 of `which` cache (0: k, 1: v) into kv_chunk, 0 past `keys`.

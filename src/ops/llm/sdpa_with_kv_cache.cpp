@@ -34,7 +34,7 @@ class SdpaWithKvCache final : public BuiltinOp {
         const Tensor& v = args.tensor(2, "v");
         const Tensor& k_cache = args.tensor(3, "k_cache");
         const Tensor& v_cache = args.tensor(4, "v_cache");
-        const int64_t input_pos = args.integer(5, "input_pos");
+        const LiveInt input_pos = args.live_integer(5, "input_pos");
         args.integer(6, "seq_len");
         args.number(8, "dropout_p");
         const bool causal = args.boolean(9, "is_causal");

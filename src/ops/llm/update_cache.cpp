@@ -20,7 +20,7 @@ class UpdateCache final : public BuiltinOp {
         args.expect_count(4, 4);
         const Tensor& value = args.tensor(0, "value");
         const Tensor& cache = args.tensor(1, "cache");
-        const int64_t start = args.integer(2, "start_pos");
+        const LiveInt start = args.live_integer(2, "start_pos");
         args.tensor(3, "out");
         record_cache_update(rec, args, value, cache, "start_pos", start, "value", "cache");
     }

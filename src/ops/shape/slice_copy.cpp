@@ -25,9 +25,13 @@ class SliceCopy final : public BuiltinOp {
         if (self.rank() == 0) args.fail("self must have at least one dim.");
         int64_t dim = wrap_dim(args, args.integer(1, "dim"), self.rank(), "dim");
         int64_t size = self.shape()[dim];
-        int64_t start = args.is_none(2) ? 0 : args.integer(2, "start");
-        int64_t end =
-            args.is_none(3) ? std::numeric_limits<int64_t>::max() : args.integer(3, "end");
+        // A live start (an LLM's cache position) is read on the GPU and a live end only decides
+        // the output's length, which `out` has already: neither is baked into the recording.
+        const LiveInt live_start = args.is_none(2) ? LiveInt{} : args.live_integer(2, "start");
+        const LiveInt live_end = args.is_none(3) ? LiveInt{std::numeric_limits<int64_t>::max()}
+                                                 : args.live_integer(3, "end");
+        int64_t start = live_start.value;
+        int64_t end = live_end.value;
         int64_t step = args.integer(4, "step");
         if (step < 1) args.fail(fmt::format("step is {}; it must be positive.", step));
         if (start < 0) start += size;
@@ -47,7 +51,13 @@ class SliceCopy final : public BuiltinOp {
             int64_t stride = d == dim ? strides[d] * step : strides[d];
             copy.push_back({shape[d], stride, 0, shape[d]});
         }
-        record_gather(rec, name(), self, out, std::move(copy), start * strides[dim]);
+        if (live_start.live()) {
+            // The start moves from run to run; the length (out's) does not.
+            const LiveOffset live{live_start.slot, strides[dim], size - (len - 1) * step - 1};
+            record_gather(rec, name(), self, out, std::move(copy), 0, CopyMode::plain, 0, live);
+        } else {
+            record_gather(rec, name(), self, out, std::move(copy), start * strides[dim]);
+        }
     }
 };
 

@@ -44,7 +44,8 @@ int32_t to_i32(std::string_view label, int64_t v, const char* what) {
 
 void record(Recorder& rec, std::string_view label, const Tensor& src, const Tensor& dst,
             const std::vector<CopyDim>& raw_dims, int64_t src_base, int64_t dst_base,
-            uint64_t numel, uint64_t threads, CopyMode mode, uint32_t fill_bits) {
+            uint64_t numel, uint64_t threads, CopyMode mode, uint32_t fill_bits,
+            LiveOffset live = {}) {
     if (device_size(src.dtype()) != device_size(dst.dtype())) {
         throw InvalidArgument(fmt::format("{}: strided copy between {} and {}.", label,
                                           dtype_name(src.dtype()), dtype_name(dst.dtype())));
@@ -61,6 +62,9 @@ void record(Recorder& rec, std::string_view label, const Tensor& src, const Tens
     p.src_base = to_i32(label, src_base, "source offset");
     p.dst_base = static_cast<uint32_t>(dst_base);
     p.fill = fill_bits;
+    p.live_slot = live.slot;
+    p.live_stride = static_cast<uint32_t>(to_i32(label, live.stride, "live stride"));
+    p.live_max = static_cast<uint32_t>(to_i32(label, live.max_start, "live start"));
     for (size_t d = 0; d < dims.size(); ++d) {
         p.sizes[d] = static_cast<uint32_t>(dims[d].size);
         p.src_strides[d] = to_i32(label, dims[d].src_stride, "source stride");
@@ -75,7 +79,7 @@ void record(Recorder& rec, std::string_view label, const Tensor& src, const Tens
                            {"RANK", double(dims.size())},
                            {"MODE", double(static_cast<uint32_t>(mode))},
                            {"LANES", double(lanes)}});
-    rec.dispatch(k, {src, dst, Binding::uniform(p)}, rec.grid_1d(threads, wg));
+    rec.dispatch(k, {src, dst, Binding::uniform(p), rec.live_ints()}, rec.grid_1d(threads, wg));
 }
 
 }  // namespace
@@ -83,13 +87,14 @@ void record(Recorder& rec, std::string_view label, const Tensor& src, const Tens
 uint32_t lanes_per_word(DType dtype) { return static_cast<uint32_t>(4 / device_size(dtype)); }
 
 void record_gather(Recorder& rec, std::string_view label, const Tensor& src, const Tensor& dst,
-                   std::vector<CopyDim> dims, int64_t src_base, CopyMode mode, uint32_t fill_bits) {
+                   std::vector<CopyDim> dims, int64_t src_base, CopyMode mode, uint32_t fill_bits,
+                   LiveOffset live) {
     auto strides = contiguous_strides(dst.shape());
     for (size_t d = 0; d < dims.size(); ++d) dims[d].dst_stride = strides[d];
     uint64_t numel = static_cast<uint64_t>(dst.numel());
     uint32_t lanes = lanes_per_word(dst.dtype());
     record(rec, label, src, dst, dims, src_base, 0, numel, (numel + lanes - 1) / lanes, mode,
-           fill_bits);
+           fill_bits, live);
 }
 
 void record_scatter_region(Recorder& rec, std::string_view label, const Tensor& src,

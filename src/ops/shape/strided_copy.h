@@ -19,7 +19,9 @@ struct StridedCopyParams {
     int32_t src_base;
     uint32_t dst_base;
     uint32_t fill;
-    uint32_t pad0, pad1, pad2;
+    uint32_t live_slot;    // a live start (LiveOffset), or LiveInt::kNone
+    uint32_t live_stride;  // source elements per unit of it
+    uint32_t live_max;     // its largest value that keeps the copy inside the source
     uint32_t sizes[8];
     int32_t src_strides[8];
     uint32_t dst_strides[8];
@@ -45,11 +47,20 @@ struct CopyDim {
     int64_t src_lo = 0;
 };
 
+// A source offset that a live integer adds (LiveInt: a slice whose start changes from run to
+// run, such as the rope tables read at an LLM's cache position): src_base + clamp(start, 0,
+// max_start) * stride, read on the GPU.
+struct LiveOffset {
+    uint32_t slot = LiveInt::kNone;
+    int64_t stride = 0;
+    int64_t max_start = 0;
+};
+
 // A gather into the whole of `dst` (contiguous): dims[d].size must equal dst.shape()[d] and
 // dst strides are ignored (set from dst). Works for every dtype.
 void record_gather(Recorder& rec, std::string_view label, const Tensor& src, const Tensor& dst,
                    std::vector<CopyDim> dims, int64_t src_base, CopyMode mode = CopyMode::plain,
-                   uint32_t fill_bits = 0);
+                   uint32_t fill_bits = 0, LiveOffset live = {});
 
 // Copies the whole of `src` into `dst` at `offset` along `dim` (one input of cat); the other
 // dims of src and dst are equal. Works for every dtype.

@@ -13,9 +13,9 @@ struct Params {
     src_base: i32,
     dst_base: u32,
     fill: u32,     // MODE 2: bits of the fill value (low bits when LANES > 1)
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    live_slot: u32,    // a start read from live_ints (0xffffffff: none)
+    live_stride: u32,  // source elements per unit of it
+    live_max: u32,     // its largest value that stays inside the source
     sizes: array<vec4<u32>, 2>,        // iteration space, outer to inner (first RANK used)
     src_strides: array<vec4<i32>, 2>,  // may be negative (flip) or 0 (expand)
     dst_strides: array<vec4<u32>, 2>,
@@ -26,6 +26,7 @@ struct Params {
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> params: Params;
+@group(0) @binding(3) var<storage, read> live_ints: array<i32>;
 
 override WG: u32 = 256;
 override RANK: u32 = 8;
@@ -37,6 +38,10 @@ fn locate(e: u32) -> vec2<i32> {
     var rest = e;
     var inside = true;
     var s = params.src_base;
+    if (params.live_slot != 0xffffffffu) {
+        let start = min(u32(max(live_ints[params.live_slot], 0)), params.live_max);
+        s += i32(start * params.live_stride);
+    }
     var t = params.dst_base;
     for (var k = 0u; k < RANK; k++) {
         let d = RANK - 1u - k;
