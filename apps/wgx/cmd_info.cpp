@@ -114,6 +114,9 @@ void print_model(const std::string& path, const std::string& method, bool float1
     fmt::print("{}\n", g.origin);
     auto methods = graph::method_names(path);
     fmt::print("methods: {}\n", fmt::join(methods, ", "));
+    for (const ConstantMethod& m : Program::constant_methods(path)) {
+        fmt::print("  {} = {}\n", m.name, constant_values_text(m.values));
+    }
 
     auto describe = [&](int32_t id) {
         const auto& t = std::get<graph::Tensor>(g.values[id]);

@@ -21,5 +21,6 @@ void add_detect_command(Cli& cli, GlobalOptions& global);
 void add_segment_command(Cli& cli, GlobalOptions& global);
 void add_depth_command(Cli& cli, GlobalOptions& global);
 void add_classify_command(Cli& cli, GlobalOptions& global);
+void add_generate_command(Cli& cli, GlobalOptions& global);
 
 }  // namespace wgx::cli

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
             "Compile every shader with bounds checks and loop bounding, the engine's own too");
 
     wgx::cli::add_run_command(cli, global);
+    wgx::cli::add_generate_command(cli, global);
     wgx::cli::add_info_command(cli, global);
     wgx::cli::add_convert_command(cli, global);
     wgx::cli::add_bench_command(cli, global);

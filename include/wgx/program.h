@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "wgx/dtype.h"
@@ -35,6 +36,17 @@ struct OpCount {
     std::string name;
     size_t count = 0;
 };
+
+// A method that computes nothing and returns constants: what an LLM export says about itself
+// (get_max_seq_len, get_vocab_size, get_eos_ids, use_kv_cache, ...).
+struct ConstantMethod {
+    using Value = std::variant<int64_t, double, bool, std::string>;
+    std::string name;
+    std::vector<Value> values;  // its outputs in order (a list output spread into its items)
+};
+
+// "128", "true", "[128001, 128009]".
+std::string constant_values_text(const std::vector<ConstantMethod::Value>& values);
 
 struct ProgramOptions {
     std::string method = "forward";
@@ -63,6 +75,8 @@ class Program {
     static Program load(const std::filesystem::path& path, const ProgramOptions& options = {});
     // Method names a .pte offers ("forward", ...).
     static std::vector<std::string> methods(const std::filesystem::path& path);
+    // The methods of a .pte that only return constants, in file order (none for program.json).
+    static std::vector<ConstantMethod> constant_methods(const std::filesystem::path& path);
     // From an already-built graph (tests, converters).
     static Program from_graph(graph::Graph graph, const ProgramOptions& options = {});
 

@@ -12,6 +12,7 @@
 #include "wgx/device.h"
 #include "wgx/dtype.h"
 #include "wgx/error.h"
+#include "wgx/generator.h"
 #include "wgx/log.h"
 #include "wgx/op.h"
 #include "wgx/program.h"

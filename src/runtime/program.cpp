@@ -2,6 +2,7 @@
 #include "wgx/program.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "graph/graph.h"
 #include "graph/graph_check.h"
@@ -104,6 +105,56 @@ Program Program::load(const std::filesystem::path& path, const ProgramOptions& o
 
 std::vector<std::string> Program::methods(const std::filesystem::path& path) {
     return graph::method_names(path);
+}
+
+std::vector<ConstantMethod> Program::constant_methods(const std::filesystem::path& path) {
+    std::vector<ConstantMethod> out;
+    for (const std::string& name : graph::method_names(path)) {
+        graph::LoadOptions options;
+        options.method = name;
+        const graph::Graph g = graph::load_graph(path, options);
+        if (!g.chain.empty() || !g.input_ids.empty()) continue;
+        ConstantMethod m{name, {}};
+        bool constant = true;
+        for (int32_t id : g.output_ids) {
+            const graph::Value& v = g.values[static_cast<size_t>(id)];
+            if (const auto* x = std::get_if<graph::Int>(&v)) {
+                m.values.emplace_back(x->value);
+            } else if (const auto* x = std::get_if<graph::Double>(&v)) {
+                m.values.emplace_back(x->value);
+            } else if (const auto* x = std::get_if<graph::Bool>(&v)) {
+                m.values.emplace_back(x->value);
+            } else if (const auto* x = std::get_if<graph::String>(&v)) {
+                m.values.emplace_back(x->value);
+            } else if (const auto* x = std::get_if<graph::IntList>(&v)) {
+                for (int64_t item : x->items) m.values.emplace_back(item);
+            } else {
+                constant = false;
+            }
+        }
+        if (constant) out.push_back(std::move(m));
+    }
+    return out;
+}
+
+std::string constant_values_text(const std::vector<ConstantMethod::Value>& values) {
+    std::vector<std::string> items;
+    for (const auto& v : values) {
+        std::visit(
+            [&](const auto& x) {
+                using T = std::decay_t<decltype(x)>;
+                if constexpr (std::is_same_v<T, bool>) {
+                    items.push_back(x ? "true" : "false");
+                } else if constexpr (std::is_same_v<T, std::string>) {
+                    items.push_back("\"" + x + "\"");
+                } else {
+                    items.push_back(fmt::format("{}", x));
+                }
+            },
+            v);
+    }
+    if (items.size() == 1) return items[0];
+    return fmt::format("[{}]", fmt::join(items, ", "));
 }
 
 const std::vector<TensorInfo>& Program::inputs() const { return state_->inputs; }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "io/npy.h"
 #include "wgx/wgx.h"
@@ -176,6 +177,52 @@ TEST_P(LlmFixture, ResetAndTwoRunnersKeepTheirOwnState) {
     EXPECT_THROW(a.run({HostTensor::of<int64_t>(std::span<const int64_t>(tok), {1, 1}),
                         HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})}),
                  Error);
+}
+
+TEST_P(LlmFixture, GeneratorFeedsChunksAndSamplesGreedily) {
+    const Fixture f(GetParam());
+    Runner r(ctx(), Program::load(f.dir / "model.pte"));
+    Generator gen(r, f.max_seq_len());
+    EXPECT_EQ(gen.max_chunk(), f.max_seq_len() - 1);
+    const int64_t p = f.prompt_len();
+    Sampler greedy({});
+    std::vector<int64_t> tokens(f.tokens.begin(), f.tokens.begin() + p);
+    gen.feed(tokens);
+    while (tokens.size() < f.tokens.size()) {
+        tokens.push_back(greedy.pick(gen.logits()));
+        gen.feed(tokens.back());
+    }
+    EXPECT_EQ(tokens, f.tokens);
+    EXPECT_EQ(gen.position(), static_cast<int64_t>(f.tokens.size()));
+    // What does not fit the context is refused before anything runs.
+    const std::vector<int64_t> rest(static_cast<size_t>(f.max_seq_len()) - tokens.size() + 1, 1);
+    EXPECT_THROW(gen.feed(rest), InvalidArgument);
+    EXPECT_EQ(gen.position(), static_cast<int64_t>(f.tokens.size()));
+    gen.reset();
+    EXPECT_EQ(gen.position(), 0);
+    expect_row_close(f, gen.feed(std::span<const int64_t>(f.tokens).first(3)), 2, "after reset");
+}
+
+TEST(Sampler, GreedyTopKAndSeeds) {
+    const std::vector<float> logits = {0.1f, 2.0f, -1.0f, 1.9f, 0.5f};
+    EXPECT_EQ(Sampler({}).pick(logits), 1);
+    EXPECT_EQ(Sampler({.temperature = 0.0}).pick(logits), 1);
+    // top-k 1 and a tiny top-p leave only the most likely token.
+    EXPECT_EQ(Sampler({.temperature = 5.0, .top_k = 1, .seed = 7}).pick(logits), 1);
+    EXPECT_EQ(Sampler({.temperature = 5.0, .top_p = 1e-6, .seed = 7}).pick(logits), 1);
+    // Sampling at a high temperature from the top two gives both, the same way for one seed.
+    Sampler a({.temperature = 10.0, .top_k = 2, .seed = 3}),
+        b({.temperature = 10.0, .top_k = 2, .seed = 3});
+    std::set<int64_t> seen;
+    for (int i = 0; i < 200; ++i) {
+        const int64_t x = a.pick(logits);
+        EXPECT_EQ(x, b.pick(logits));
+        seen.insert(x);
+    }
+    EXPECT_EQ(seen, (std::set<int64_t>{1, 3}));
+    EXPECT_THROW(Sampler({.temperature = -1.0}), InvalidArgument);
+    EXPECT_THROW(Sampler({.top_p = 0.0}), InvalidArgument);
+    EXPECT_THROW(Sampler({}).pick({}), InvalidArgument);
 }
 
 std::string fixture_name(const ::testing::TestParamInfo<fs::path>& info) {

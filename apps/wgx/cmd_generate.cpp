@@ -1,0 +1,210 @@
+// wgx generate MODEL: an LLM export's prefill, then one submit per decode step (the same
+// recording replayed), each new token streamed as it comes, and a timing line.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "commands.h"
+#include "wgx/wgx.h"
+
+namespace wgx::cli {
+namespace {
+
+struct GenerateOptions {
+    std::string model;
+    std::string prompt_tokens;
+    std::string prompt;
+    std::string tokenizer;
+    int max_new_tokens = 64;
+    std::string temperature;
+    int top_k = 0;
+    std::string top_p = "1";
+    uint32_t seed = 0;
+    bool json = false;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double parse_number(const std::string& text, const char* what) {
+    try {
+        size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used == text.size()) return v;
+    } catch (const std::exception&) {}
+    throw InvalidArgument(fmt::format("{} \"{}\" is not a number.", what, text));
+}
+
+// "1,2,3" -> {1, 2, 3}.
+std::vector<int64_t> parse_tokens(const std::string& text) {
+    std::vector<int64_t> out;
+    size_t at = 0;
+    while (at <= text.size()) {
+        const size_t comma = std::min(text.find(',', at), text.size());
+        const std::string item = text.substr(at, comma - at);
+        try {
+            size_t used = 0;
+            out.push_back(std::stoll(item, &used));
+            if (used != item.size()) throw std::invalid_argument(item);
+        } catch (const std::exception&) {
+            throw InvalidArgument(
+                fmt::format("--prompt-tokens: \"{}\" is not a token id (expected 1,2,3).", item));
+        }
+        at = comma + 1;
+    }
+    return out;
+}
+
+// One integer that a constant method returns, if the file has that method.
+std::optional<int64_t> constant_int(const std::vector<ConstantMethod>& methods,
+                                    std::string_view name) {
+    for (const auto& m : methods) {
+        if (m.name == name && m.values.size() == 1) {
+            if (const auto* v = std::get_if<int64_t>(&m.values[0])) return *v;
+        }
+    }
+    return std::nullopt;
+}
+
+std::set<int64_t> eos_ids(const std::vector<ConstantMethod>& methods) {
+    std::set<int64_t> out;
+    for (const auto& m : methods) {
+        if (m.name != "get_eos_ids" && m.name != "get_eos_id") continue;
+        for (const auto& v : m.values) {
+            if (const auto* id = std::get_if<int64_t>(&v)) out.insert(*id);
+        }
+    }
+    return out;
+}
+
+int generate(const GlobalOptions& global, const GenerateOptions& opt) {
+    if (!opt.prompt.empty() || !opt.tokenizer.empty()) {
+        throw InvalidArgument(
+            "text prompts need a tokenizer, which this build does not read yet; give the "
+            "prompt as ids with --prompt-tokens 1,2,3.");
+    }
+    if (opt.prompt_tokens.empty()) throw InvalidArgument("give a prompt: --prompt-tokens 1,2,3.");
+    if (opt.max_new_tokens < 1) {
+        throw InvalidArgument(
+            fmt::format("--max-new-tokens {} must be at least 1.", opt.max_new_tokens));
+    }
+    const std::vector<int64_t> prompt = parse_tokens(opt.prompt_tokens);
+    SamplingOptions sampling;
+    if (!opt.temperature.empty())
+        sampling.temperature = parse_number(opt.temperature, "--temperature");
+    sampling.top_k = opt.top_k;
+    sampling.top_p = parse_number(opt.top_p, "--top-p");
+    sampling.seed = opt.seed;
+    Sampler sampler(sampling);
+
+    const std::vector<ConstantMethod> methods = Program::constant_methods(opt.model);
+    const std::optional<int64_t> context = constant_int(methods, "get_max_context_len").has_value()
+                                               ? constant_int(methods, "get_max_context_len")
+                                               : constant_int(methods, "get_max_seq_len");
+    if (!context) {
+        throw InvalidArgument(fmt::format(
+            "{} does not say its context length (no get_max_context_len or get_max_seq_len "
+            "method): is it an LLM export?",
+            opt.model));
+    }
+    const std::set<int64_t> stop = eos_ids(methods);
+    const int64_t vocab = constant_int(methods, "get_vocab_size").value_or(-1);
+    for (int64_t t : prompt) {
+        if (t < 0 || (vocab > 0 && t >= vocab)) {
+            throw InvalidArgument(
+                fmt::format("prompt token {} is outside the vocabulary of {}.", t, vocab));
+        }
+    }
+    if (static_cast<int64_t>(prompt.size()) >= *context) {
+        throw InvalidArgument(fmt::format(
+            "the prompt has {} tokens; the context holds {} (room is needed for one more).",
+            prompt.size(), *context));
+    }
+
+    Context ctx = Context::create(global.device);
+    Runner runner(ctx, Program::load(opt.model));
+    Generator gen(runner, *context);
+    if (!opt.json) {
+        fmt::print(stderr, "device: {}; context {} tokens, prefill chunks of up to {}\n",
+                   ctx.device_info().adapter.name, *context, gen.max_chunk());
+    }
+
+    const auto t0 = std::chrono::steady_clock::now();
+    gen.feed(prompt);
+    const double prefill_s = seconds_since(t0);
+    std::vector<int64_t> tokens;
+    const auto t1 = std::chrono::steady_clock::now();
+    double first_token_s = 0;
+    std::string reason = "max-new-tokens";
+    while (true) {
+        const int64_t next = sampler.pick(gen.logits());
+        if (tokens.empty()) first_token_s = seconds_since(t0);
+        tokens.push_back(next);
+        if (!opt.json) {
+            fmt::print("{}{}", tokens.size() == 1 ? "" : " ", next);
+            std::fflush(stdout);
+        }
+        if (stop.count(next)) {
+            reason = "eos";
+            break;
+        }
+        if (static_cast<int>(tokens.size()) >= opt.max_new_tokens) break;
+        if (gen.position() >= gen.context_length()) {
+            reason = "context";
+            break;
+        }
+        gen.feed(next);
+    }
+    const double decode_s = seconds_since(t1);
+    const double prefill_tps = static_cast<double>(prompt.size()) / prefill_s;
+    const auto decode_steps = static_cast<double>(tokens.size() - 1);
+    const double decode_tps = decode_steps > 0 ? decode_steps / decode_s : 0.0;
+    if (opt.json) {
+        nlohmann::json j;
+        j["prompt_tokens"] = prompt;
+        j["tokens"] = tokens;
+        j["text"] = nullptr;  // no tokenizer
+        j["stop_reason"] = reason;
+        j["time_to_first_token_ms"] = first_token_s * 1e3;
+        j["prefill_tokens_per_s"] = prefill_tps;
+        j["decode_tokens_per_s"] = decode_tps;
+        fmt::print("{}\n", j.dump());
+    } else {
+        fmt::print("\n");
+        std::fflush(stdout);
+        fmt::print(stderr,
+                   "time: first token after {:.1f} ms; prefill {} tokens, {:.1f} tok/s; decode {} "
+                   "tokens, {:.1f} tok/s (stopped: {})\n",
+                   first_token_s * 1e3, prompt.size(), prefill_tps, tokens.size() - 1, decode_tps,
+                   reason);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_generate_command(Cli& cli, GlobalOptions& global) {
+    static GenerateOptions opt;
+    Command cmd = cli.subcommand("generate", "Generate tokens with an LLM export (KV cache)");
+    cmd.option("model", opt.model, "The .pte file (ExecuTorch's export_llama output)",
+               {.required = true});
+    cmd.option("--prompt-tokens", opt.prompt_tokens, "The prompt as token ids: 1,2,3");
+    cmd.option("--prompt", opt.prompt, "The prompt as text (needs --tokenizer)");
+    cmd.option("--tokenizer", opt.tokenizer, "tokenizer.json, tiktoken or SentencePiece file");
+    cmd.option("--max-new-tokens", opt.max_new_tokens, "Tokens to generate at most",
+               {.show_default = true});
+    cmd.option("--temperature", opt.temperature, "Sample at this temperature (default: greedy)");
+    cmd.option("--top-k", opt.top_k, "Sample among the k most likely (0: all)",
+               {.show_default = true});
+    cmd.option("--top-p", opt.top_p, "Sample within this probability mass", {.show_default = true});
+    cmd.option("--seed", opt.seed, "Seed of the sampling", {.show_default = true});
+    cmd.flag("--json", opt.json, "Print one JSON object (tokens, rates) instead of a stream");
+    cmd.on_run([&global] { return generate(global, opt); });
+}
+
+}  // namespace wgx::cli
