@@ -6,6 +6,8 @@ executorch.examples.models.llama.export_llama --model <family> -kv --use_sdpa_wi
 --checkpoint, so PyTorch eager can run the very same weights. Per family, in OUT/<name>/:
 
   model.pte        the exporter's output (Vulkan delegate, dynamic prompt length)
+  plain.pte        the same without --vulkan (ExecuTorch's portable and llama:: kernels; its
+                   KV cache a mutable buffer without initial contents)
   params.json      the model's configuration as the exporter read it
   tokens.npy       int64 [T]: a seeded prompt, then eager fp32 greedy continuation
   logits.npy       float32 [T, vocab]: eager fp32 logits at every position of tokens
@@ -112,9 +114,12 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
             "-d", "fp32",
             "--output_name", "model.pte",
         ]  # fmt: skip
-        print(f"[export-llm] {name}: export_llama (about a minute)", flush=True)
-        subprocess.run([python, *command], cwd=tmp, check=True, capture_output=True)
-        (target / "model.pte").write_bytes((tmp / "model.pte").read_bytes())
+        plain = [a for a in command if a != "--vulkan"]
+        plain[plain.index("model.pte")] = "plain.pte"
+        for args, file in ((command, "model.pte"), (plain, "plain.pte")):
+            print(f"[export-llm] {name}: export_llama -> {file} (about a minute)", flush=True)
+            subprocess.run([python, *args], cwd=tmp, check=True, capture_output=True)
+            (target / file).write_bytes((tmp / file).read_bytes())
     (target / "params.json").write_text(json.dumps(params, indent=1) + "\n")
 
     model32 = build_model(params, torch.float32, True)

@@ -1,5 +1,7 @@
 #include "graph/lower.h"
 
+#include "graph/schema/in_place.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -309,6 +311,11 @@ class PlanLowering {
             }
         };
         for (OpCall& op : graph_.chain) {
+            // A tensor an op writes in place (a KV cache) is state: what it holds comes from
+            // earlier runs, not from an earlier instruction (schema/in_place.h).
+            for (size_t a : schema::in_place_args(op.name)) {
+                if (a < op.args.size()) for_each_tensor(op.args[a], mark_written);
+            }
             for (size_t a = 0; a + 1 < op.args.size(); ++a)
                 for_each_tensor(op.args[a], ensure_written);
             const int32_t output = op.args.empty() ? -1 : op.args.back();

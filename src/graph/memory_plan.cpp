@@ -1,5 +1,7 @@
 #include "graph/memory_plan.h"
 
+#include "graph/schema/in_place.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -95,6 +97,8 @@ void assign_memory_pools(Graph& graph) {
     check_alias_groups(graph, graph.origin);
     std::set<int32_t> boundary(graph.input_ids.begin(), graph.input_ids.end());
     boundary.insert(graph.output_ids.begin(), graph.output_ids.end());
+    // State (a KV cache an op writes in place) lives across runs: a pool of its own.
+    for (int32_t id : schema::state_values(graph)) boundary.insert(id);
     std::vector<Lifetime> lives = lifetimes(graph);
 
     // An alias group is one storage seen under several shapes: it is placed as one unit, its

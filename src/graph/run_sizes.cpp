@@ -97,16 +97,17 @@ std::vector<int32_t> SizeCall::tensor_ids(size_t i) const {
 
 std::span<const std::byte> SizeCall::host_bytes(size_t i) const {
     const int32_t v = id(i);
-    for (size_t k = 0; k < graph_.input_ids.size(); ++k) {
-        if (graph_.input_ids[k] == v)
-            return k < data_.size() ? data_[k] : std::span<const std::byte>{};
-    }
+    if (!sizes_.host[static_cast<size_t>(v)].empty()) return sizes_.host[static_cast<size_t>(v)];
     if (const auto* t = std::get_if<Tensor>(&graph_.values[static_cast<size_t>(v)])) {
         if (t->constant_id >= 0) {
             return std::as_bytes(graph_.constants[static_cast<size_t>(t->constant_id)].bytes);
         }
     }
     return {};
+}
+
+void SizeCall::set_host_bytes(size_t i, std::vector<std::byte> bytes) {
+    sizes_.host[static_cast<size_t>(id(i))] = std::move(bytes);
 }
 
 void SizeCall::set_dims(size_t i, std::vector<int64_t> dims) {
@@ -206,6 +207,13 @@ std::vector<bool> dynamic_values(const Graph& graph) {
 }  // namespace
 
 void mark_dynamic_values(Graph& graph) {
+    // Plain programs hold symbolic integers as Int values that host ops overwrite; they are
+    // SymInts as much as the Vulkan delegate's (live integers, recomputed every run).
+    for (const OpCall& call : graph.chain) {
+        if (!is_host_op(call.name) || call.args.empty() || call.args.back() < 0) continue;
+        Value& out = graph.values[static_cast<size_t>(call.args.back())];
+        if (const auto* x = std::get_if<Int>(&out)) out = SymInt{x->value};
+    }
     const std::vector<bool> dynamic = dynamic_values(graph);
     for (size_t id = 0; id < graph.values.size(); ++id) {
         if (auto* t = std::get_if<Tensor>(&graph.values[id]); t && dynamic[id]) {
@@ -228,7 +236,7 @@ RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs) {
         if (const auto* x = std::get_if<Int>(&v)) sizes.ints[id] = x->value;
         if (const auto* x = std::get_if<SymInt>(&v)) sizes.ints[id] = x->value;
     }
-    std::vector<std::span<const std::byte>> data;
+    sizes.host.resize(graph.values.size());
     for (size_t k = 0; k < inputs.size(); ++k) {
         const int32_t id = graph.input_ids[k];
         const auto& t = std::get<Tensor>(graph.values[static_cast<size_t>(id)]);
@@ -250,7 +258,8 @@ RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs) {
             }
         }
         sizes.dims[static_cast<size_t>(id)] = got;
-        data.push_back(inputs[k].host_bytes);
+        sizes.host[static_cast<size_t>(id)].assign(inputs[k].host_bytes.begin(),
+                                                   inputs[k].host_bytes.end());
     }
     // Only the part of the graph that follows a dynamic input or a symbolic integer
     // (mark_dynamic_values) runs its rules: an op whose arguments all keep the file's sizes
@@ -258,10 +267,14 @@ RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs) {
     const std::vector<bool> dynamic = dynamic_values(graph);
     for (size_t i = 0; i < graph.chain.size(); ++i) {
         const OpCall& call = graph.chain[i];
-        const bool follows = follows_dynamic(graph, call, dynamic);
+        bool follows = follows_dynamic(graph, call, dynamic);
+        if (carries_host_data(call.name) && !call.args.empty() && call.args[0] >= 0 &&
+            !sizes.host[static_cast<size_t>(call.args[0])].empty()) {
+            follows = true;
+        }
         SizeRule rule = find_size_rule(call.name);
         if (rule != nullptr && (follows || is_host_op(call.name))) {
-            SizeCall size_call(graph, i, sizes, data);
+            SizeCall size_call(graph, i, sizes);
             rule(size_call);
         } else if (follows) {
             check_unchanged(graph, i, sizes);

@@ -29,6 +29,10 @@ struct RunSizes {
     std::vector<std::vector<int64_t>> dims;
     // Per value id: the actual value of an Int or SymInt (0 for other values).
     std::vector<int64_t> ints;
+    // Per value id: a tensor's bytes (host layout) when the CPU knows them: the inputs given
+    // with data, and what a few ops make of them (select, view), so that a scalar read of a
+    // cache position (_local_scalar_dense) needs no GPU read-back. Empty when unknown.
+    std::vector<std::vector<std::byte>> host;
 };
 
 // The sizes a run with these inputs (in the program's input order) has. Throws LoadError naming

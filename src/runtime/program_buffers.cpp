@@ -74,10 +74,19 @@ Tensor ProgramBuffers::tensor(int32_t id, const std::vector<int64_t>& dims) {
     return ctx_.make_tensor(own_[id], 0, t.dtype, shape);
 }
 
+// State from the file starts as its constant's bytes; state the file gives no contents (a plain
+// export's KV cache, a mutable buffer planned like any tensor) starts as zeros, as the module's
+// buffers were when exported (new WebGPU buffers are zero-filled; a reset writes zeros again).
 void ProgramBuffers::reset_state() {
     for (int32_t id : state_) {
         const auto& t = std::get<graph::Tensor>(graph_.values[id]);
-        if (t.constant_id >= 0 && own_[id]) upload_constant(id);
+        if (t.constant_id >= 0) {
+            if (own_[id]) upload_constant(id);
+        } else {
+            Tensor whole = tensor(id, t.dims);
+            const std::vector<std::byte> zeros(whole.host_bytes(), std::byte{0});
+            whole.set_bytes(zeros);
+        }
     }
 }
 

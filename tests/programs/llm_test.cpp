@@ -29,13 +29,14 @@ Context& ctx() {
 }
 
 struct Fixture {
-    fs::path dir;
+    fs::path dir, program;
     nlohmann::json meta;
     std::vector<int64_t> tokens;
     io::NpyArray logits, logits64;
     int64_t vocab = 0;
 
-    explicit Fixture(fs::path d) : dir(std::move(d)) {
+    // `pte`: one of the fixture's programs (model.pte delegated, plain.pte without delegate).
+    explicit Fixture(const fs::path& pte) : dir(pte.parent_path()), program(pte) {
         std::ifstream(dir / "meta.json") >> meta;
         io::NpyArray t = io::read_npy(dir / "tokens.npy");
         tokens.resize(t.data.size() / 8);
@@ -56,12 +57,15 @@ struct Fixture {
     }
 };
 
-std::vector<fs::path> fixture_dirs() {
+std::vector<fs::path> fixture_programs() {
     std::vector<fs::path> out;
     const fs::path root = fs::path(WGX_TESTS_DIR) / "llm";
     if (!fs::is_directory(root)) return out;
     for (const auto& e : fs::directory_iterator(root)) {
-        if (fs::exists(e.path() / "meta.json")) out.push_back(e.path());
+        if (!fs::exists(e.path() / "meta.json")) continue;
+        for (const char* file : {"model.pte", "plain.pte"}) {
+            if (fs::exists(e.path() / file)) out.push_back(e.path() / file);
+        }
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -114,7 +118,7 @@ void expect_row_close(const Fixture& f, const std::vector<float>& got, int64_t t
 
 TEST_P(LlmFixture, TeacherForcedLogitsMatchEagerAtEveryStep) {
     const Fixture f(GetParam());
-    Runner r(ctx(), Program::load(f.dir / "model.pte"));
+    Runner r(ctx(), Program::load(f.program));
     ASSERT_TRUE(r.has_state());
     const int64_t p = f.prompt_len();
     expect_row_close(f, step(r, f, 0, p), p - 1, "prefill");
@@ -129,7 +133,7 @@ TEST_P(LlmFixture, TeacherForcedLogitsMatchEagerAtEveryStep) {
 
 TEST_P(LlmFixture, PrefillsOfSeveralLengthsEndAtTheirPositionsLogits) {
     const Fixture f(GetParam());
-    Runner r(ctx(), Program::load(f.dir / "model.pte"));
+    Runner r(ctx(), Program::load(f.program));
     const int64_t bound = r.program().inputs().at(0).shape.at(1);
     EXPECT_EQ(bound, f.max_seq_len() - 1);
     for (int64_t n : {int64_t{1}, f.prompt_len(), std::min<int64_t>(bound, f.tokens.size())}) {
@@ -144,7 +148,7 @@ TEST_P(LlmFixture, PrefillsOfSeveralLengthsEndAtTheirPositionsLogits) {
 
 TEST_P(LlmFixture, GreedyTokensMatchEager) {
     const Fixture f(GetParam());
-    Runner r(ctx(), Program::load(f.dir / "model.pte"));
+    Runner r(ctx(), Program::load(f.program));
     const int64_t p = f.prompt_len();
     std::vector<int64_t> generated(f.tokens.begin(), f.tokens.begin() + p);
     std::vector<float> logits = step(r, f, 0, p);
@@ -163,7 +167,7 @@ TEST_P(LlmFixture, GreedyTokensMatchEager) {
 
 TEST_P(LlmFixture, ResetAndTwoRunnersKeepTheirOwnState) {
     const Fixture f(GetParam());
-    Program program = Program::load(f.dir / "model.pte");
+    Program program = Program::load(f.program);
     Runner a(ctx(), program), b(ctx(), program);
     const std::vector<float> first = step(a, f, 0, 4);
     // b runs a different prefix; a's cache must not see it.
@@ -181,7 +185,7 @@ TEST_P(LlmFixture, ResetAndTwoRunnersKeepTheirOwnState) {
 
 TEST_P(LlmFixture, GeneratorFeedsChunksAndSamplesGreedily) {
     const Fixture f(GetParam());
-    Runner r(ctx(), Program::load(f.dir / "model.pte"));
+    Runner r(ctx(), Program::load(f.program));
     Generator gen(r, f.max_seq_len());
     EXPECT_EQ(gen.max_chunk(), f.max_seq_len() - 1);
     const int64_t p = f.prompt_len();
@@ -226,10 +230,11 @@ TEST(Sampler, GreedyTopKAndSeeds) {
 }
 
 std::string fixture_name(const ::testing::TestParamInfo<fs::path>& info) {
-    return info.param.filename().string();
+    // llama3_2_model, llama3_2_plain
+    return info.param.parent_path().filename().string() + "_" + info.param.stem().string();
 }
 
-INSTANTIATE_TEST_SUITE_P(Llm, LlmFixture, ::testing::ValuesIn(fixture_dirs()), fixture_name);
+INSTANTIATE_TEST_SUITE_P(Llm, LlmFixture, ::testing::ValuesIn(fixture_programs()), fixture_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LlmFixture);
 
 }  // namespace

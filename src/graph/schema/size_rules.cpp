@@ -104,6 +104,8 @@ void view(SizeCall& c) {
                ".");
     }
     c.set_dims(last(c), sizes);
+    const std::span<const std::byte> bytes = c.host_bytes(0);
+    if (!bytes.empty()) c.set_host_bytes(last(c), {bytes.begin(), bytes.end()});
 }
 
 void permute(SizeCall& c) {
@@ -135,10 +137,32 @@ void slice(SizeCall& c) {
 }
 
 void select(SizeCall& c) {
-    std::vector<int64_t> out = c.dims(0);
+    const std::vector<int64_t>& in = c.dims(0);
+    std::vector<int64_t> out = in;
     const size_t d = dim_index(c, c.integer(1), out.size());
     out.erase(out.begin() + static_cast<std::ptrdiff_t>(d));
     c.set_dims(last(c), out);
+    // The CPU knows the input's bytes (a cache position given as an input): it knows these too.
+    const std::span<const std::byte> bytes = c.host_bytes(0);
+    int64_t numel = 1, inner = 1;
+    for (size_t i = 0; i < in.size(); ++i) {
+        numel *= in[i];
+        if (i > d) inner *= in[i];
+    }
+    if (bytes.empty() || numel == 0 || bytes.size() % static_cast<size_t>(numel) != 0) return;
+    const size_t width = bytes.size() / static_cast<size_t>(numel);
+    int64_t index = c.integer(2);
+    if (index < 0) index += in[d];
+    if (index < 0 || index >= in[d]) c.fail("index " + std::to_string(index) + " is out of range.");
+    const int64_t outer = numel / (in[d] * inner);
+    std::vector<std::byte> picked;
+    for (int64_t o = 0; o < outer; ++o) {
+        const size_t from = static_cast<size_t>((o * in[d] + index) * inner) * width;
+        picked.insert(
+            picked.end(), bytes.begin() + static_cast<std::ptrdiff_t>(from),
+            bytes.begin() + static_cast<std::ptrdiff_t>(from + static_cast<size_t>(inner) * width));
+    }
+    c.set_host_bytes(last(c), std::move(picked));
 }
 
 void unsqueeze(SizeCall& c) {
@@ -343,8 +367,32 @@ void custom_sdpa(SizeCall& c) {
 
 // update_cache [value [1, S, H, D], cache, start_pos, out].
 void update_cache(SizeCall& c) {
+    // Its output is a placeholder ([1] in ExecuTorch's schema) that keeps its planned size.
     check_cache_window(c, 1, 2, c.dims(0).at(1));
-    if (c.is_tensor(last(c))) c.same_dims(1, last(c));
+}
+
+// [tensor of one element, out]: the element, which the CPU must know (a run input's data or a
+// select of it).
+void local_scalar_dense(SizeCall& c) {
+    const std::span<const std::byte> bytes = c.host_bytes(0);
+    int64_t numel = 1;
+    for (int64_t d : c.dims(0)) numel *= d;
+    if (numel != 1) c.fail("reads a tensor of " + std::to_string(numel) + " elements, not one.");
+    if (bytes.empty()) {
+        c.fail("reads value " + std::to_string(c.id(0)) +
+               ", whose data is known only on the GPU; give it as a program input.");
+    }
+    int64_t value = 0;
+    if (bytes.size() == 8) {
+        std::memcpy(&value, bytes.data(), 8);
+    } else if (bytes.size() == 4) {
+        int32_t v32 = 0;
+        std::memcpy(&v32, bytes.data(), 4);
+        value = v32;
+    } else {
+        c.fail("reads a " + std::to_string(bytes.size()) + "-byte element, not an integer.");
+    }
+    c.set_int(last(c), value);
 }
 
 void nothing(SizeCall&) {}
@@ -354,6 +402,7 @@ struct Entry {
     SizeRule rule;
     bool host = false;
     bool reads_data = false;
+    bool carries_data = false;
 };
 
 constexpr std::array kSameAsInput = {
@@ -452,10 +501,12 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("aten.addmm.default", addmm);
         add("aten.bmm.default", bmm);
         add("aten.view_copy.default", view);
+        (*m)["aten.view_copy.default"].carries_data = true;
         add("aten._unsafe_view.default", view);
         add("aten.permute_copy.default", permute);
         add("aten.slice_copy.Tensor", slice);
         add("aten.select_copy.int", select);
+        (*m)["aten.select_copy.int"].carries_data = true;
         add("aten.unsqueeze_copy.default", unsqueeze);
         add("aten.squeeze_copy.dims", squeeze);
         add("aten.squeeze_copy.dim", squeeze);
@@ -489,6 +540,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("mul", sym_mul, true);
         add("floordiv", sym_floordiv, true);
         add("et_vk.select_as_symint.default", select_as_symint, true, true);
+        add("aten._local_scalar_dense.default", local_scalar_dense, true, true);
         add("aten.sym_constrain_range_for_size.default", nothing, true);
         add("aten._assert_scalar.default", nothing, true);
         return m;
@@ -512,6 +564,11 @@ SizeRule find_size_rule(std::string_view op) {
 bool is_host_op(std::string_view op) {
     const Entry* e = find_entry(op);
     return e != nullptr && e->host;
+}
+
+bool carries_host_data(std::string_view op) {
+    const Entry* e = find_entry(op);
+    return e != nullptr && e->carries_data;
 }
 
 bool reads_data_for_sizes(std::string_view op) {

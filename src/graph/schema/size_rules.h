@@ -22,9 +22,8 @@ struct RunInput;
 // outputs. Errors name the op and its position in the chain.
 class SizeCall {
   public:
-    SizeCall(const Graph& graph, size_t index, RunSizes& sizes,
-             std::span<const std::span<const std::byte>> data)
-        : graph_(graph), index_(index), sizes_(sizes), data_(data) {}
+    SizeCall(const Graph& graph, size_t index, RunSizes& sizes)
+        : graph_(graph), index_(index), sizes_(sizes) {}
 
     const OpCall& call() const { return graph_.chain[index_]; }
     const Graph& graph() const { return graph_; }
@@ -45,6 +44,8 @@ class SizeCall {
     // The host bytes of tensor argument i when the CPU knows them (a run input given with its
     // data, or a constant), else empty.
     std::span<const std::byte> host_bytes(size_t i) const;
+    // Records the bytes the CPU now knows of output tensor i.
+    void set_host_bytes(size_t i, std::vector<std::byte> bytes);
 
     void set_dims(size_t i, std::vector<int64_t> dims);
     void set_dims_of(int32_t value_id, std::vector<int64_t> dims);
@@ -57,7 +58,6 @@ class SizeCall {
     const Graph& graph_;
     size_t index_;
     RunSizes& sizes_;
-    std::span<const std::span<const std::byte>> data_;  // per input index
 };
 
 using SizeRule = void (*)(SizeCall& call);
@@ -70,8 +70,12 @@ SizeRule find_size_rule(std::string_view op);
 // assertions): the runtime records nothing for it.
 bool is_host_op(std::string_view op);
 
-// Whether `op` finds a size from a tensor's data (select_as_symint).
+// Whether `op` finds a size from a tensor's data (select_as_symint, _local_scalar_dense).
 bool reads_data_for_sizes(std::string_view op);
+
+// Whether `op`'s rule also computes its output's bytes when the CPU knows its input's (select,
+// view): such an op's rule runs whenever its input's data is known.
+bool carries_host_data(std::string_view op);
 
 // The broadcast of two shapes (numpy rules); throws through `call` when they do not broadcast.
 std::vector<int64_t> broadcast_dims(const SizeCall& call, const std::vector<int64_t>& a,
