@@ -33,6 +33,8 @@ ROOMS = {
     "src/runtime": ["base/", "graph/", "core/", "ops/", "wgx/"],
     "src/io": ["base/", "wgx/"],
     "src/vision": ["base/", "io/", "wgx/"],
+    # Tokenizers: no GPU and no engine, only the error types (and the chosen libraries' headers).
+    "src/text": ["wgx/error.h"],
     "include/wgx": [],
 }
 # Headers only their own room may include: the two that include the WebGPU implementation's.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the engine needs to build and test on Debian 12 (run as root):
-# Debian packages, then wgpu-native taken from the pinned `wgpu` wheel on PyPI.
-# Idempotent: packages already present and an unpacked wgpu-native are kept.
+# Debian packages, then wgpu-native taken from the pinned `wgpu` wheel on PyPI and the C++
+# sources of pytorch-tokenizers from its pinned sdist on PyPI.
+# Idempotent: packages already present and unpacked downloads are kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ packages=(
     mesa-vulkan-drivers libvulkan1 vulkan-tools       # headless GPU (lavapipe) + loader
     flatbuffers-compiler libflatbuffers-dev            # .pte / VkGraph readers
     nlohmann-json3-dev libstb-dev libcli11-dev libfmt-dev
+    libre2-dev libpcre2-dev libsentencepiece-dev       # tokenizers (docs/TOKENIZERS.md)
     libgtest-dev libgmock-dev libbenchmark-dev
     darknet python3-skimage                            # real test photos for the demos (docs/PHOTOS.md)
 )
@@ -30,3 +32,4 @@ else
 fi
 
 scripts/fetch-wgpu-native.sh
+scripts/fetch-pytorch-tokenizers.sh
