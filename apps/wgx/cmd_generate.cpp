@@ -9,6 +9,7 @@
 #include <set>
 
 #include "commands.h"
+#include "text/tokenizer.h"
 #include "wgx/wgx.h"
 
 namespace wgx::cli {
@@ -19,6 +20,7 @@ struct GenerateOptions {
     std::string prompt_tokens;
     std::string prompt;
     std::string tokenizer;
+    std::string stop_text;
     int max_new_tokens = 64;
     std::string temperature;
     int top_k = 0;
@@ -83,17 +85,30 @@ std::set<int64_t> eos_ids(const std::vector<ConstantMethod>& methods) {
 }
 
 int generate(const GlobalOptions& global, const GenerateOptions& opt) {
-    if (!opt.prompt.empty() || !opt.tokenizer.empty()) {
+    if (opt.prompt.empty() == opt.prompt_tokens.empty()) {
         throw InvalidArgument(
-            "text prompts need a tokenizer, which this build does not read yet; give the "
-            "prompt as ids with --prompt-tokens 1,2,3.");
+            "give a prompt: --prompt TEXT (with --tokenizer) or --prompt-tokens 1,2,3.");
     }
-    if (opt.prompt_tokens.empty()) throw InvalidArgument("give a prompt: --prompt-tokens 1,2,3.");
+    if ((!opt.prompt.empty() || !opt.stop_text.empty()) && opt.tokenizer.empty()) {
+        throw InvalidArgument("--prompt and --stop are text: they need --tokenizer FILE.");
+    }
     if (opt.max_new_tokens < 1) {
         throw InvalidArgument(
             fmt::format("--max-new-tokens {} must be at least 1.", opt.max_new_tokens));
     }
-    const std::vector<int64_t> prompt = parse_tokens(opt.prompt_tokens);
+    std::optional<text::Tokenizer> tokenizer;
+    if (!opt.tokenizer.empty()) tokenizer = text::Tokenizer::load(opt.tokenizer);
+    std::vector<int64_t> prompt;
+    if (!opt.prompt.empty()) {
+        // A model's BOS starts the prompt when its tokenizer has one (the tokenizer.json
+        // post-processor that says so is not read by the library; docs/TOKENIZERS.md).
+        for (int32_t id : tokenizer->encode(opt.prompt, tokenizer->bos_id().has_value())) {
+            prompt.push_back(id);
+        }
+        if (prompt.empty()) throw InvalidArgument("--prompt encodes to no tokens.");
+    } else {
+        prompt = parse_tokens(opt.prompt_tokens);
+    }
     SamplingOptions sampling;
     if (!opt.temperature.empty())
         sampling.temperature = parse_number(opt.temperature, "--temperature");
@@ -112,8 +127,14 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
             "method): is it an LLM export?",
             opt.model));
     }
-    const std::set<int64_t> stop = eos_ids(methods);
+    std::set<int64_t> stop = eos_ids(methods);
+    if (stop.empty() && tokenizer)
+        stop.insert(tokenizer->eos_ids().begin(), tokenizer->eos_ids().end());
     const int64_t vocab = constant_int(methods, "get_vocab_size").value_or(-1);
+    if (tokenizer && vocab > 0 && static_cast<int64_t>(tokenizer->vocab_size()) > vocab) {
+        throw InvalidArgument(fmt::format("{} has {} tokens; the model's vocabulary {}.",
+                                          opt.tokenizer, tokenizer->vocab_size(), vocab));
+    }
     for (int64_t t : prompt) {
         if (t < 0 || (vocab > 0 && t >= vocab)) {
             throw InvalidArgument(
@@ -141,15 +162,49 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     const auto t1 = std::chrono::steady_clock::now();
     double first_token_s = 0;
     std::string reason = "max-new-tokens";
+    std::optional<text::StreamDecoder> stream;
+    if (tokenizer) stream.emplace(*tokenizer);
+    std::string text;    // what the tokens say so far
+    size_t printed = 0;  // bytes of `text` written to stdout
+    // Writes `text` up to `end`, never into a UTF-8 character.
+    auto print_up_to = [&](size_t end) {
+        while (end > printed && end < text.size() &&
+               (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+            --end;
+        }
+        if (end > printed && !opt.json) {
+            fmt::print("{}", text.substr(printed, end - printed));
+            std::fflush(stdout);
+            printed = end;
+        }
+    };
     while (true) {
         const int64_t next = sampler.pick(gen.logits());
         if (tokens.empty()) first_token_s = seconds_since(t0);
         tokens.push_back(next);
-        if (!opt.json) {
+        const bool eos = stop.count(next) != 0;
+        if (stream) {
+            if (!eos) text += stream->push(static_cast<int32_t>(next));
+            // A stop string ends the text before it; until it can no longer begin in what
+            // came, its length less one byte is held back.
+            if (!opt.stop_text.empty()) {
+                if (const size_t at = text.find(opt.stop_text); at != std::string::npos) {
+                    text.resize(at);
+                    print_up_to(text.size());
+                    reason = "stop";
+                    break;
+                }
+                print_up_to(text.size() > opt.stop_text.size() - 1
+                                ? text.size() - (opt.stop_text.size() - 1)
+                                : 0);
+            } else {
+                print_up_to(text.size());
+            }
+        } else if (!opt.json) {
             fmt::print("{}{}", tokens.size() == 1 ? "" : " ", next);
             std::fflush(stdout);
         }
-        if (stop.count(next)) {
+        if (eos) {
             reason = "eos";
             break;
         }
@@ -160,6 +215,10 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         }
         gen.feed(next);
     }
+    if (stream && reason != "stop") {
+        text += stream->flush();
+        print_up_to(text.size());
+    }
     const double decode_s = seconds_since(t1);
     const double prefill_tps = static_cast<double>(prompt.size()) / prefill_s;
     const auto decode_steps = static_cast<double>(tokens.size() - 1);
@@ -168,7 +227,11 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         nlohmann::json j;
         j["prompt_tokens"] = prompt;
         j["tokens"] = tokens;
-        j["text"] = nullptr;  // no tokenizer
+        if (tokenizer) {
+            j["text"] = text;
+        } else {
+            j["text"] = nullptr;  // ids only, without a tokenizer
+        }
         j["stop_reason"] = reason;
         j["time_to_first_token_ms"] = first_token_s * 1e3;
         j["prefill_tokens_per_s"] = prefill_tps;
@@ -195,7 +258,10 @@ void add_generate_command(Cli& cli, GlobalOptions& global) {
                {.required = true});
     cmd.option("--prompt-tokens", opt.prompt_tokens, "The prompt as token ids: 1,2,3");
     cmd.option("--prompt", opt.prompt, "The prompt as text (needs --tokenizer)");
-    cmd.option("--tokenizer", opt.tokenizer, "tokenizer.json, tiktoken or SentencePiece file");
+    cmd.option("--tokenizer", opt.tokenizer,
+               "tokenizer.json (or its directory), tiktoken or SentencePiece file");
+    cmd.option("--stop", opt.stop_text,
+               "Stop where the text reaches this string (needs --tokenizer)");
     cmd.option("--max-new-tokens", opt.max_new_tokens, "Tokens to generate at most",
                {.show_default = true});
     cmd.option("--temperature", opt.temperature, "Sample at this temperature (default: greedy)");
