@@ -8,6 +8,8 @@ executorch.examples.models.llama.export_llama --model <family> -kv --use_sdpa_wi
   model.pte        the exporter's output (Vulkan delegate, dynamic prompt length)
   plain.pte        the same without --vulkan (ExecuTorch's portable and llama:: kernels; its
                    KV cache a mutable buffer without initial contents)
+  static.pte       --vulkan --disable_dynamic_shape: one token per run, the rope tables read
+                   with aten.index.Tensor
   params.json      the model's configuration as the exporter read it
   tokens.npy       int64 [T]: a seeded prompt, then eager fp32 greedy continuation
   logits.npy       float32 [T, vocab]: eager fp32 logits at every position of tokens
@@ -116,7 +118,9 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
         ]  # fmt: skip
         plain = [a for a in command if a != "--vulkan"]
         plain[plain.index("model.pte")] = "plain.pte"
-        for args, file in ((command, "model.pte"), (plain, "plain.pte")):
+        static = [*command, "--disable_dynamic_shape"]
+        static[static.index("model.pte")] = "static.pte"
+        for args, file in ((command, "model.pte"), (plain, "plain.pte"), (static, "static.pte")):
             print(f"[export-llm] {name}: export_llama -> {file} (about a minute)", flush=True)
             subprocess.run([python, *args], cwd=tmp, check=True, capture_output=True)
             (target / file).write_bytes((tmp / file).read_bytes())

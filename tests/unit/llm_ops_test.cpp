@@ -103,6 +103,58 @@ TEST(LlmOps, EmbeddingGathersRows) {
     }
 }
 
+// aten.index.Tensor with one index tensor at dim d (the earlier entries absent): self[..., idx,
+// ...], as a static LLM export reads its rope tables at the cache position.
+TEST(LlmOps, IndexTensorGathersAlongOneDim) {
+    struct Case {
+        Shape self;
+        size_t dim;
+        Shape index;
+    };
+    const std::vector<Case> cases = {
+        {{128, 8}, 0, {1}}, {{5, 7, 3}, 1, {2, 2}}, {{4, 9, 2, 5}, 2, {3}},
+        {{6, 11}, 1, {7}},  {{3, 5}, 0, {}},
+    };
+    uint32_t seed = 200;
+    for (const Case& c : cases) {
+        const auto x = random_floats(size_t(numel(c.self)), seed++);
+        const int64_t size = c.self[c.dim];
+        auto idx = random_indices(size_t(numel(c.index)), size, seed++);
+        if (idx.size() > 1) idx[1] = size + 2;  // out of range: zeros
+        Tensor tx = ctx().tensor(DType::f32, c.self).set_data(x);
+        Tensor ti = ctx().tensor(DType::i64, c.index).set_data(idx);
+        Shape os(c.self.begin(), c.self.begin() + std::ptrdiff_t(c.dim));
+        os.insert(os.end(), c.index.begin(), c.index.end());
+        os.insert(os.end(), c.self.begin() + std::ptrdiff_t(c.dim) + 1, c.self.end());
+        Tensor out = ctx().tensor(DType::f32, os);
+        poison(out);
+        Arg::TensorList list(c.dim + 1);
+        list[c.dim] = ti;
+        const auto got = run_and_read(op("aten.index.Tensor"), {tx, list, out}, out);
+        int64_t outer = 1, inner = 1;
+        for (size_t d = 0; d < c.self.size(); ++d) {
+            if (d < c.dim) outer *= c.self[d];
+            if (d > c.dim) inner *= c.self[d];
+        }
+        std::vector<double> want;
+        for (int64_t o = 0; o < outer; ++o) {
+            for (int64_t i : idx) {
+                for (int64_t r = 0; r < inner; ++r) {
+                    want.push_back(i >= 0 && i < size ? x[size_t((o * size + i) * inner + r)]
+                                                      : 0.0);
+                }
+            }
+        }
+        EXPECT_EQ(max_rel_error(got, want), 0.0) << shape_string(c.self) << " dim " << c.dim;
+    }
+    Tensor tx = ctx().tensor(DType::f32, {3, 4});
+    Tensor ti = ctx().tensor(DType::i64, {2});
+    Tensor out = ctx().tensor(DType::f32, {2, 2});
+    expect_invalid("aten.index.Tensor", {tx, Arg::TensorList{ti, ti}, out}, {"more than one"});
+    Tensor mask = ctx().tensor(DType::boolean, {3});
+    expect_invalid("aten.index.Tensor", {tx, Arg::TensorList{mask}, out}, {"boolean masks"});
+}
+
 TEST(LlmOps, EmbeddingOutOfRangeIndicesGiveZeroRows) {
     const int64_t V = 11, D = 7;
     auto w = random_floats(size_t(V * D), 3);

@@ -15,6 +15,7 @@
 
 #include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
+#include "ops/llm/embedding.h"
 #include "ops/llm/embedding.wgsl.h"
 #include "ops/registry.h"
 
@@ -22,7 +23,7 @@ namespace wgx::ops {
 namespace {
 
 struct EmbeddingParams {
-    uint32_t total, dim, rows, pad;
+    uint32_t total, dim, rows, count;
 };
 static_assert(sizeof(EmbeddingParams) == 16);
 
@@ -71,17 +72,22 @@ class Embedding final : public BuiltinOp {
         expect_indexable(args, weight, "weight");
         expect_indexable(args, out, "out");
 
-        EmbeddingParams p{uint32_t(out.numel()), uint32_t(weight.shape()[1]),
-                          uint32_t(weight.shape()[0]), 0};
-        const uint32_t wg = rec.workgroup_size(128);
-        Kernel k = rec.kernel(fmt::format("{}/{}", name(), wgsl_scalar(weight.dtype())),
-                              wgsl_alias(weight.dtype()) + std::string(wgsl::ops_llm_embedding),
-                              {{"WG", double(wg)}});
-        rec.dispatch(k, {weight, indices, out, Binding::uniform(p)}, rec.grid_1d(p.total, wg));
+        record_row_gather(rec, name(), weight, indices, out, weight.shape()[0], weight.shape()[1]);
     }
 };
 
 }  // namespace
+
+void record_row_gather(Recorder& rec, std::string_view label, const Tensor& table,
+                       const Tensor& indices, const Tensor& out, int64_t rows, int64_t row_elems) {
+    const EmbeddingParams p{uint32_t(out.numel()), uint32_t(row_elems), uint32_t(rows),
+                            uint32_t(std::max<int64_t>(1, indices.numel()))};
+    const uint32_t wg = rec.workgroup_size(128);
+    Kernel k = rec.kernel(fmt::format("{}/{}", label, wgsl_scalar(table.dtype())),
+                          wgsl_alias(table.dtype()) + std::string(wgsl::ops_llm_embedding),
+                          {{"WG", double(wg)}});
+    rec.dispatch(k, {table, indices, out, Binding::uniform(p)}, rec.grid_1d(p.total, wg));
+}
 
 const Op& embedding_op() {
     static const Embedding op;
