@@ -310,6 +310,22 @@ void sym_floordiv(SizeCall& c) {
     });
 }
 
+// Element `at` of host bytes holding int64 or int32 elements (`width` bytes each).
+int64_t integer_element(const SizeCall& c, std::span<const std::byte> bytes, size_t at,
+                        size_t width) {
+    if (width == 8) {
+        int64_t v = 0;
+        std::memcpy(&v, bytes.data() + at * 8, 8);
+        return v;
+    }
+    if (width == 4) {
+        int32_t v = 0;
+        std::memcpy(&v, bytes.data() + at * 4, 4);
+        return v;
+    }
+    c.fail("reads " + std::to_string(width) + "-byte elements, not int64 or int32.");
+}
+
 // [tensor, dim, index, out]: one element of an integer tensor whose values the CPU knows.
 void select_as_symint(SizeCall& c) {
     const auto& in = c.dims(0);
@@ -329,17 +345,7 @@ void select_as_symint(SizeCall& c) {
     }
     const size_t at = static_cast<size_t>(index * stride);
     const size_t width = bytes.size() / static_cast<size_t>(std::max<int64_t>(1, numel));
-    int64_t value = 0;
-    if (width == 8) {
-        std::memcpy(&value, bytes.data() + at * 8, 8);
-    } else if (width == 4) {
-        int32_t v32 = 0;
-        std::memcpy(&v32, bytes.data() + at * 4, 4);
-        value = v32;
-    } else {
-        c.fail("reads a tensor of " + std::to_string(width) + "-byte elements, not an integer.");
-    }
-    c.set_int(last(c), value);
+    c.set_int(last(c), integer_element(c, bytes, at, width));
 }
 
 // Writing S positions of a [1, C, H, D] cache from `start` must stay inside it.
@@ -382,17 +388,7 @@ void local_scalar_dense(SizeCall& c) {
         c.fail("reads value " + std::to_string(c.id(0)) +
                ", whose data is known only on the GPU; give it as a program input.");
     }
-    int64_t value = 0;
-    if (bytes.size() == 8) {
-        std::memcpy(&value, bytes.data(), 8);
-    } else if (bytes.size() == 4) {
-        int32_t v32 = 0;
-        std::memcpy(&v32, bytes.data(), 4);
-        value = v32;
-    } else {
-        c.fail("reads a " + std::to_string(bytes.size()) + "-byte element, not an integer.");
-    }
-    c.set_int(last(c), value);
+    c.set_int(last(c), integer_element(c, bytes, 0, bytes.size()));
 }
 
 void nothing(SizeCall&) {}
