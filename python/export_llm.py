@@ -59,23 +59,125 @@ FAMILIES = {
         "new_tokens": 40,
         "seed": 1,
     },
+    # Qwen 2.5: biases on the q/k/v projections, Hugging Face rope (rotate-half), tied
+    # embeddings, one kv head for four query heads.
+    "qwen2_5": {
+        "model": "qwen2_5_0_5b",
+        "params": {
+            "dim": 64,
+            "hidden_dim": 160,
+            "n_heads": 4,
+            "n_kv_heads": 1,
+            "n_layers": 2,
+            "norm_eps": 1e-06,
+            "rope_theta": 1000000.0,
+            "use_scaled_rope": False,
+            "use_hf_rope": True,
+            "attention_qkv_bias": True,
+            "vocab_size": 515,
+        },
+        "tied": True,
+        "max_seq_len": 64,
+        "prompt_len": 9,
+        "new_tokens": 40,
+        "seed": 2,
+    },
+    # Qwen 3: RMS norms on q and k before the rope, a head_dim that is not dim / n_heads (as
+    # Qwen3-0.6B's 128 with dim 1024 and 16 heads), plain multi-head attention here.
+    "qwen3": {
+        "model": "qwen3_0_6b",
+        "params": {
+            "dim": 64,
+            "hidden_dim": 128,
+            "n_heads": 4,
+            "n_kv_heads": 4,
+            "head_dim": 32,
+            "n_layers": 2,
+            "norm_eps": 1e-06,
+            "rope_theta": 1000000.0,
+            "use_scaled_rope": False,
+            "use_hf_rope": True,
+            "attention_qkv_bias": False,
+            "use_qk_norm": True,
+            "qk_norm_before_rope": True,
+            "vocab_size": 601,
+        },
+        "tied": True,
+        "max_seq_len": 64,
+        "prompt_len": 5,
+        "new_tokens": 40,
+        "seed": 3,
+    },
+    # SmolLM2: the Llama architecture with the original rope, head_dim 32 and three query heads
+    # per kv head (SmolLM2-135M: 9 and 3).
+    "smollm2": {
+        "model": "smollm2",
+        "params": {
+            "dim": 96,
+            "hidden_dim": 128,
+            "n_heads": 3,
+            "n_kv_heads": 1,
+            "n_layers": 2,
+            "norm_eps": 1e-05,
+            "rope_theta": 10000.0,
+            "use_scaled_rope": False,
+            "use_hf_rope": False,
+            "attention_qkv_bias": False,
+            "vocab_size": 499,
+        },
+        "tied": True,
+        "max_seq_len": 96,
+        "prompt_len": 11,
+        "new_tokens": 40,
+        "seed": 4,
+    },
+    # Phi-4-mini: rope on three quarters of each head (partial_rotary_factor 0.75) with LongRoPE
+    # factors and attention scaling, eight query heads per kv head.
+    "phi_4_mini": {
+        "model": "phi_4_mini",
+        "params": {
+            "dim": 64,
+            "hidden_dim": 128,
+            "n_heads": 8,
+            "n_kv_heads": 1,
+            "head_dim": 32,
+            "n_layers": 2,
+            "norm_eps": 1e-05,
+            "rope_theta": 10000.0,
+            "use_scaled_rope": False,
+            "use_hf_rope": True,
+            "partial_rotary_factor": 0.75,
+            "rope_scaling_short_factor": [1.0 + 0.05 * i for i in range(12)],
+            "rope_scaling_long_factor": [1.0 + 0.5 * i for i in range(12)],
+            "original_max_position_embeddings": 32,
+            "max_position_embeddings": 128,
+            "attention_qkv_bias": False,
+            "vocab_size": 523,
+        },
+        "tied": True,
+        "max_seq_len": 64,
+        "prompt_len": 6,
+        "new_tokens": 40,
+        "seed": 5,
+    },
 }
 
 
-def build_model(params: dict, dtype: torch.dtype, full_logits: bool):
+def build_model(params: dict, dtype: torch.dtype, full_logits: bool, context: int):
     from executorch.examples.models.llama.llama_transformer import construct_transformer
     from executorch.examples.models.llama.model_args import ModelArgs
 
-    args = ModelArgs(**params)
+    # The context as the exporter sets it: LongRoPE picks its factors by the table's length.
+    args = ModelArgs(**params, max_seq_len=context, max_context_len=context)
     args.use_kv_cache = False
     args.generate_full_logits = full_logits
     model = construct_transformer(args)
     return model.to(dtype).eval()
 
 
-def random_weights(params: dict, seed: int) -> dict:
+def random_weights(params: dict, seed: int, context: int) -> dict:
     torch.manual_seed(seed)
-    model = build_model(params, torch.float32, True)
+    model = build_model(params, torch.float32, True, context)
     # Larger weights than PyTorch's default init give logits whose top two differ clearly at
     # every step, so greedy tokens are not decided by rounding.
     with torch.no_grad():
@@ -100,7 +202,10 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
     params = spec["params"]
     target = out / name
     target.mkdir(parents=True, exist_ok=True)
-    weights = random_weights(params, spec["seed"])
+    weights = random_weights(params, spec["seed"], spec["max_seq_len"])
+    if spec.get("tied"):
+        # These families share the embedding with the output projection.
+        weights["output.weight"] = weights["tok_embeddings.weight"].clone()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "params.json").write_text(json.dumps(params, indent=1))
@@ -126,7 +231,7 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
             (target / file).write_bytes((tmp / file).read_bytes())
     (target / "params.json").write_text(json.dumps(params, indent=1) + "\n")
 
-    model32 = build_model(params, torch.float32, True)
+    model32 = build_model(params, torch.float32, True, spec["max_seq_len"])
     model32.load_state_dict(weights)
     rng = np.random.default_rng(spec["seed"])
     prompt = [int(t) for t in rng.integers(0, params["vocab_size"], spec["prompt_len"])]

@@ -54,7 +54,7 @@ struct Runner::State {
     Context context;
     Program program;
     runtime::ProgramBuffers buffers;
-    // Every value's integer of the run (RunSizes::ints as int32), read by the ops' live
+    // Every SymInt's value in the run (RunSizes::ints as int32), read by the ops' live
     // integers (LiveInt::slot = value id); written before each submit.
     std::shared_ptr<BufferRef> live_buffer;
     Tensor live_ints;
@@ -69,8 +69,12 @@ struct Runner::State {
         live_values.assign(static_cast<size_t>(n), 0);
     }
 
+    // Only SymInts reach kernels as live integers (record_program.cpp); other integers, such
+    // as a slice's end of INT64_MAX, are left out.
     void write_live_ints(const graph::RunSizes& sizes) {
+        const auto& values = program.graph().values;
         for (size_t id = 0; id < sizes.ints.size(); ++id) {
+            if (id >= values.size() || !std::holds_alternative<graph::SymInt>(values[id])) continue;
             const int64_t v = sizes.ints[id];
             if (v < INT32_MIN || v > INT32_MAX) {
                 throw InvalidArgument(fmt::format(

@@ -377,6 +377,17 @@ void update_cache(SizeCall& c) {
     check_cache_window(c, 1, 2, c.dims(0).at(1));
 }
 
+// apply_rotary_emb_hf [xq [B, S, H, D], xk, freqs_cos [P, rot], freqs_sin, start_pos, outs]:
+// rows start_pos .. start_pos + S - 1 of the tables must exist.
+void rotary_hf(SizeCall& c) {
+    const int64_t from = c.integer(4), seq = c.dims(0).at(1), rows = c.dims(2).at(0);
+    if (from < 0 || from + seq > rows) {
+        c.fail("positions " + std::to_string(from) + " .. " + std::to_string(from + seq - 1) +
+               " are outside the rope tables of " + std::to_string(rows) + " positions.");
+    }
+    rotary(c);
+}
+
 // [tensor of one element, out]: the element, which the CPU must know (a run input's data or a
 // select of it).
 void local_scalar_dense(SizeCall& c) {
@@ -511,7 +522,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("aten.expand_copy.default", expand);
         add("aten.embedding.default", embedding);
         add("et_vk.apply_rotary_emb.default", rotary);
-        add("et_vk.apply_rotary_emb_hf.default", rotary);
+        add("et_vk.apply_rotary_emb_hf.default", rotary_hf);
         add("et_vk.apply_rotary_emb_interleaved.default", same_as_input);
         add("aten.mean.dim", reduce_dims);
         add("aten.sum.dim_IntList", reduce_dims);

@@ -7,7 +7,8 @@
 //   (xq_out, xk_out)].
 // et_vk.apply_rotary_emb_hf.default (HF rotate_half): out = x cos + rotate_half(x) sin over
 //   the first `rot` elements of each head row (rot = freqs' last dim, even, <= Dh), the rest
-//   copied; freqs rows start_pos .. start_pos + S - 1 are used.
+//   copied; freqs rows start_pos .. start_pos + S - 1 are used. start_pos is the cache
+//   position, read on the GPU when it is a live integer (wgx::LiveInt), so decode steps replay.
 //   Args: [xq, xk, freqs_cos [P, rot], freqs_sin [P, rot], start_pos, (xq_out, xk_out)].
 // et_vk.apply_rotary_emb_interleaved.default (EdgeTAM, complex pairs): x [B, N, C],
 //   freqs_cis of any shape with N * C elements read flat as [N, C/2, (cos, sin)].
@@ -25,25 +26,39 @@ namespace {
 
 struct RotaryParams {
     uint32_t total, row, heads, seq;
-    uint32_t rot, freq_row, start, pad;
+    uint32_t rot, freq_row, start, start_slot;
+    uint32_t positions, pad0, pad1, pad2;
 };
-static_assert(sizeof(RotaryParams) == 32);
+static_assert(sizeof(RotaryParams) == 48);
 static_assert(offsetof(RotaryParams, rot) == 16);
+static_assert(offsetof(RotaryParams, positions) == 32);
 
 enum class RotaryMode : uint32_t { llama = 0, rotate_half = 1, complex_pairs = 2 };
 
 // x [..., S, H, Dh] (the caller checked the shape) into out through one kernel dispatch.
 void record_rotary(Recorder& rec, std::string_view label, RotaryMode mode, DType dt,
                    const Tensor& x, const Tensor& cos, const Tensor& sin, const Tensor& out,
-                   int64_t seq, int64_t heads, int64_t rot, int64_t freq_row, int64_t start) {
+                   int64_t seq, int64_t heads, int64_t rot, int64_t freq_row, LiveInt start) {
     const int64_t row = x.shape().back();
-    RotaryParams p{uint32_t(x.numel()), uint32_t(row),      uint32_t(heads), uint32_t(seq),
-                   uint32_t(rot),       uint32_t(freq_row), uint32_t(start), 0};
+    const int64_t positions = cos.numel() / std::max<int64_t>(1, freq_row);
+    RotaryParams p{uint32_t(x.numel()),
+                   uint32_t(row),
+                   uint32_t(heads),
+                   uint32_t(seq),
+                   uint32_t(rot),
+                   uint32_t(freq_row),
+                   uint32_t(start.value),
+                   start.slot,
+                   uint32_t(positions),
+                   0,
+                   0,
+                   0};
     const uint32_t wg = rec.workgroup_size(128);
     Kernel k = rec.kernel(fmt::format("{}/{}", label, wgsl_scalar(dt)),
                           wgsl_alias(dt, "S") + std::string(wgsl::ops_llm_rotary_emb),
                           {{"WG", double(wg)}, {"MODE", double(uint32_t(mode))}});
-    rec.dispatch(k, {x, cos, sin, out, Binding::uniform(p)}, rec.grid_1d(p.total, wg));
+    rec.dispatch(k, {x, cos, sin, out, Binding::uniform(p), rec.live_ints()},
+                 rec.grid_1d(p.total, wg));
 }
 
 // The checks xq and xk share in the two-tensor forms: [B, S, H, Dh] each, B, S and Dh alike;
@@ -98,9 +113,9 @@ class ApplyRotaryEmb final : public BuiltinOp {
         expect_shape(args, sin, {S, Dh / 2}, "freqs_sin");
         const auto [q_out, k_out] = two_outputs(args, 4, xq, xk);
         record_rotary(rec, name(), RotaryMode::llama, dt, xq, cos, sin, q_out, S, xq.shape()[2], Dh,
-                      Dh / 2, 0);
+                      Dh / 2, LiveInt{});
         record_rotary(rec, name(), RotaryMode::llama, dt, xk, cos, sin, k_out, S, xk.shape()[2], Dh,
-                      Dh / 2, 0);
+                      Dh / 2, LiveInt{});
     }
 };
 
@@ -115,7 +130,7 @@ class ApplyRotaryEmbHf final : public BuiltinOp {
         const Tensor& xk = args.tensor(1, "xk");
         const Tensor& cos = args.tensor(2, "freqs_cos");
         const Tensor& sin = args.tensor(3, "freqs_sin");
-        const int64_t start = args.integer(4, "start_pos");
+        const LiveInt start = args.live_integer(4, "start_pos");
         const DType dt = one_float_type(
             rec, args, {{&xq, "xq"}, {&xk, "xk"}, {&cos, "freqs_cos"}, {&sin, "freqs_sin"}});
         const auto [S, Dh] = check_q_and_k(args, xq, xk);
@@ -131,11 +146,11 @@ class ApplyRotaryEmbHf final : public BuiltinOp {
                             "head size {}.",
                             rot, Dh));
         }
-        if (start < 0 || start + S > positions) {
+        if (start.value < 0 || start.value + S > positions) {
             args.fail(
                 fmt::format("start_pos {} + seq_len {} is outside the {} rows of the "
                             "freqs tensors.",
-                            start, S, positions));
+                            start.value, S, positions));
         }
         const auto [q_out, k_out] = two_outputs(args, 5, xq, xk);
         record_rotary(rec, name(), RotaryMode::rotate_half, dt, xq, cos, sin, q_out, S,
@@ -171,7 +186,7 @@ class ApplyRotaryEmbInterleaved final : public BuiltinOp {
         expect_shape(args, out, x.shape(), "out");
         expect_indexable(args, x, "x");
         record_rotary(rec, name(), RotaryMode::complex_pairs, dt, x, freqs, freqs, out, N, 1, C, C,
-                      0);
+                      LiveInt{});
     }
 };
 
