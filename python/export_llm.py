@@ -10,6 +10,11 @@ executorch.examples.models.llama.export_llama --model <family> -kv --use_sdpa_wi
                    KV cache a mutable buffer without initial contents)
   static.pte       --vulkan --disable_dynamic_shape: one token per run, the rope tables read
                    with aten.index.Tensor
+  fp16.pte         (some families) plain.pte with -d fp16: weights, activations and logits
+                   in float16 (the exporter refuses -d fp16 with --vulkan)
+  force16.pte      (some families) --vulkan-force-fp16: float32 in and out, float16 inside
+  logits16.npy     (with those) PyTorch eager's float16 logits on tokens.npy, whose error
+                   against logits64 sets the fp16 programs' threshold
   params.json      the model's configuration as the exporter read it
   tokens.npy       int64 [T]: a seeded prompt, then eager fp32 greedy continuation
   logits.npy       float32 [T, vocab]: eager fp32 logits at every position of tokens
@@ -58,6 +63,7 @@ FAMILIES = {
         "prompt_len": 7,
         "new_tokens": 40,
         "seed": 1,
+        "fp16": True,
     },
     # Qwen 2.5: biases on the q/k/v projections, Hugging Face rope (rotate-half), tied
     # embeddings, one kv head for four query heads.
@@ -107,6 +113,7 @@ FAMILIES = {
         "prompt_len": 5,
         "new_tokens": 40,
         "seed": 3,
+        "fp16": True,
     },
     # SmolLM2: the Llama architecture with the original rope, head_dim 32 and three query heads
     # per kv head (SmolLM2-135M: 9 and 3).
@@ -225,9 +232,23 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
         plain[plain.index("model.pte")] = "plain.pte"
         static = [*command, "--disable_dynamic_shape"]
         static[static.index("model.pte")] = "static.pte"
-        for args, file in ((command, "model.pte"), (plain, "plain.pte"), (static, "static.pte")):
+        programs = [(command, "model.pte"), (plain, "plain.pte"), (static, "static.pte")]
+        if spec.get("fp16"):
+            # A plain program in float16 (-d fp16; the exporter's Vulkan path takes fp32 only),
+            # and a float32 program whose Vulkan delegate computes in float16
+            # (--vulkan-force-fp16).
+            half = [*plain]
+            half[half.index("fp32")] = "fp16"
+            half[half.index("plain.pte")] = "fp16.pte"
+            forced = [*command, "--vulkan-force-fp16"]
+            forced[forced.index("model.pte")] = "force16.pte"
+            programs += [(half, "fp16.pte"), (forced, "force16.pte")]
+        for args, file in programs:
             print(f"[export-llm] {name}: export_llama -> {file} (about a minute)", flush=True)
-            subprocess.run([python, *args], cwd=tmp, check=True, capture_output=True)
+            done = subprocess.run([python, *args], cwd=tmp, capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.stderr.write(done.stderr[-4000:])
+                raise SystemExit(f"[export-llm] {name}: export_llama failed for {file}")
             (target / file).write_bytes((tmp / file).read_bytes())
     (target / "params.json").write_text(json.dumps(params, indent=1) + "\n")
 
@@ -240,6 +261,12 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
     with torch.no_grad():
         logits32 = model32(torch.tensor([tokens]))[0].numpy().astype(np.float32)
         logits64 = model64(torch.tensor([tokens]))[0].numpy().astype(np.float64)
+    if spec.get("fp16"):
+        # PyTorch's own float16 error on the same tokens: the fp16 programs' threshold.
+        model16 = copy.deepcopy(model32).to(torch.float16)
+        with torch.no_grad():
+            logits16 = model16(torch.tensor([tokens]))[0].float().numpy()
+        np.save(target / "logits16.npy", logits16.astype(np.float32))
     top2 = np.sort(logits64, axis=-1)[:, -2:]
     margin = float((top2[:, 1] - top2[:, 0]).min())
     np.save(target / "tokens.npy", np.array(tokens, dtype=np.int64))
@@ -257,6 +284,8 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
         "fp32_vs_fp64_rel_l2": float(np.linalg.norm(logits32 - logits64) / np.linalg.norm(logits64)),
         "command": "python " + " ".join(command),
     }
+    if spec.get("fp16"):
+        meta["fp16_vs_fp64_rel_l2"] = float(np.linalg.norm(logits16 - logits64) / np.linalg.norm(logits64))
     (target / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     size = (target / "model.pte").stat().st_size
     print(f"[export-llm] {name}: {size} bytes, {len(tokens)} tokens, top-2 margin {margin:.3g}")

@@ -8,11 +8,15 @@
 namespace wgx::cli {
 
 ProfileSummary profile_recording(Context& ctx, int runs) {
+    return profile_runs([&ctx] { return ctx.profile(); }, runs);
+}
+
+ProfileSummary profile_runs(const std::function<Profile()>& run_once, int runs) {
     ProfileSummary out;
     out.runs = runs;
     std::vector<Profile> profiles;
     profiles.reserve(size_t(runs));
-    for (int r = 0; r < runs; ++r) profiles.push_back(ctx.profile());
+    for (int r = 0; r < runs; ++r) profiles.push_back(run_once());
     const auto& first = profiles.front().dispatches;
     out.dispatches = first.size();
     out.inside_passes = profiles.front().inside_passes;

@@ -1,7 +1,9 @@
-// Per-op GPU time for `wgx bench --profile`: several timed runs of the recording (GPU timestamps
-// around every dispatch), reduced to a median per dispatch and summed per program op.
+// Per-op GPU time for `wgx bench --profile` and `wgx generate --profile`: several timed runs of the
+// recording (GPU timestamps around every dispatch), reduced to a median per dispatch and summed per
+// program op.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,6 +29,8 @@ struct ProfileSummary {
 
 // `runs` timed runs of what `ctx` has recorded.
 ProfileSummary profile_recording(Context& ctx, int runs);
+// `runs` calls of `run_once`, each one run with timestamps (Context::profile, Runner::profile).
+ProfileSummary profile_runs(const std::function<Profile()>& run_once, int runs);
 
 void print_profile(const ProfileSummary& p, double resident_median_ms, size_t top);
 nlohmann::json profile_json(const ProfileSummary& p);

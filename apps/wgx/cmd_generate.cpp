@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "bench_profile.h"
 #include "commands.h"
 #include "text/tokenizer.h"
 #include "wgx/wgx.h"
@@ -27,6 +28,10 @@ struct GenerateOptions {
     std::string top_p = "1";
     uint32_t seed = 0;
     bool json = false;
+    bool float16 = false;
+    bool profile = false;
+    int profile_runs = 10;
+    size_t top = 30;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -148,7 +153,15 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     }
 
     Context ctx = Context::create(global.device);
-    Runner runner(ctx, Program::load(opt.model));
+    if (opt.profile && !ctx.device_info().features.timestamp_query) {
+        throw InvalidArgument(
+            fmt::format("--profile needs GPU timestamps; {} does not offer the timestamp-query "
+                        "feature.",
+                        ctx.device_info().adapter.name));
+    }
+    ProgramOptions program_options;
+    program_options.float16 = opt.float16;
+    Runner runner(ctx, Program::load(opt.model, program_options));
     Generator gen(runner, *context);
     if (!opt.json) {
         fmt::print(stderr, "device: {}; context {} tokens, prefill chunks of up to {}\n",
@@ -223,6 +236,27 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     const double prefill_tps = static_cast<double>(prompt.size()) / prefill_s;
     const auto decode_steps = static_cast<double>(tokens.size() - 1);
     const double decode_tps = decode_steps > 0 ? decode_steps / decode_s : 0.0;
+    std::optional<ProfileSummary> profile;
+    double step_ms = 0;
+    if (opt.profile) {
+        // One more decode step, run again and again at the same position (each run writes the
+        // same cache row): its median wall time and the GPU time of every op.
+        const int64_t pos[1] = {std::min(gen.position(), gen.context_length() - 1)};
+        const int64_t tok[1] = {tokens.back()};
+        const std::vector<HostTensor> step = {
+            HostTensor::of<int64_t>(std::span<const int64_t>(tok), {1, 1}),
+            HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})};
+        std::vector<double> walls;
+        for (int i = 0; i < opt.profile_runs; ++i) {
+            const auto ts = std::chrono::steady_clock::now();
+            runner.run(step);
+            ctx.sync();
+            walls.push_back(seconds_since(ts) * 1e3);
+        }
+        std::nth_element(walls.begin(), walls.begin() + walls.size() / 2, walls.end());
+        step_ms = walls[walls.size() / 2];
+        profile = profile_runs([&] { return runner.profile(step); }, opt.profile_runs);
+    }
     if (opt.json) {
         nlohmann::json j;
         j["prompt_tokens"] = prompt;
@@ -236,6 +270,10 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         j["time_to_first_token_ms"] = first_token_s * 1e3;
         j["prefill_tokens_per_s"] = prefill_tps;
         j["decode_tokens_per_s"] = decode_tps;
+        if (profile) {
+            j["decode_step_ms"] = step_ms;
+            j["decode_profile"] = profile_json(*profile);
+        }
         fmt::print("{}\n", j.dump());
     } else {
         fmt::print("\n");
@@ -245,6 +283,12 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
                    "tokens, {:.1f} tok/s (stopped: {})\n",
                    first_token_s * 1e3, prompt.size(), prefill_tps, tokens.size() - 1, decode_tps,
                    reason);
+        if (profile) {
+            fmt::print(stderr, "\none decode step at position {}: median {:.3f} ms\n",
+                       std::min(gen.position(), gen.context_length() - 1), step_ms);
+            std::fflush(stderr);
+            print_profile(*profile, step_ms, opt.top);
+        }
     }
     return 0;
 }
@@ -270,6 +314,13 @@ void add_generate_command(Cli& cli, GlobalOptions& global) {
     cmd.option("--top-p", opt.top_p, "Sample within this probability mass", {.show_default = true});
     cmd.option("--seed", opt.seed, "Seed of the sampling", {.show_default = true});
     cmd.flag("--json", opt.json, "Print one JSON object (tokens, rates) instead of a stream");
+    cmd.flag("--f16", opt.float16,
+             "Keep float32 tensors in float16 on the GPU (needs shader-f16; logits stay float32)");
+    cmd.flag("--profile", opt.profile,
+             "After generating, time one more decode step: GPU time per op from timestamps");
+    cmd.option("--profile-runs", opt.profile_runs, "Runs of that step for --profile (median)",
+               {.show_default = true, .range = std::pair{1, 10000}});
+    cmd.option("--top", opt.top, "Rows of the --profile table", {.show_default = true});
     cmd.on_run([&global] { return generate(global, opt); });
 }
 

@@ -3,7 +3,8 @@
 // submit that replays the same recording) and picks the next token from the logits.
 //
 // The program is what ExecuTorch's LLM exporter writes with a KV cache: inputs tokens int64
-// [1, <= S] and input_pos int64 [1], output float32 logits [1, vocab] for the last token fed.
+// [1, <= S] and input_pos int64 [1], output float32 (or float16) logits [1, vocab] for the last
+// token fed.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +61,8 @@ class Generator {
     void reset();
 
   private:
+    void read_logits(const Tensor& out);
+
     Runner& runner_;
     int64_t context_ = 0;
     int64_t max_chunk_ = 0;

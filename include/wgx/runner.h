@@ -79,6 +79,9 @@ class Runner {
     // Records the work for these inputs' sizes without running it (what the first run with
     // these sizes would do first), so that the run after it only replays.
     void prepare(std::span<const HostTensor> inputs);
+    // Runs once like run(), with GPU timestamps around every dispatch, and returns each
+    // dispatch's time (Context::profile; needs the timestamp-query feature). Waits for the GPU.
+    Profile profile(std::span<const HostTensor> inputs);
     // Writes the state's initial contents again (the next run starts as the first did).
     void reset_state();
     // Whether the program has state.

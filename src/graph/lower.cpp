@@ -375,12 +375,26 @@ class PlanLowering {
         // bound to the input; the output gets an explicit copy after the delegate's ops.
         std::map<int32_t, int32_t> bound;
         std::vector<std::pair<int32_t, int32_t>> output_copies;  // plan value from -> to
+        // A float32 plan tensor that the VkGraph holds in float16 (--vulkan-force-fp16): the
+        // delegate converts at its boundary, so the VkGraph value stays its own tensor with a
+        // conversion before (input) or after (output) the delegate's ops.
+        struct Conversion {
+            bool is_input;
+            int32_t sub_id, plan_id;
+        };
+        std::vector<Conversion> conversions;
         for (size_t i = 0; i < expected; ++i) {
             const bool is_input = i < sub.input_ids.size();
             const size_t position = is_input ? i : i - sub.input_ids.size();
             const int32_t sub_id = is_input ? sub.input_ids[position] : sub.output_ids[position];
             const std::string what = cat(where, (is_input ? " input " : " output "), position,
                                          " (VkGraph value ", sub_id, ", plan value ", args[i], ")");
+            if (sub_id >= 0 && static_cast<size_t>(sub_id) < sub.values.size() &&
+                !bound.count(sub_id) &&
+                converts_at_boundary(sub.values[static_cast<size_t>(sub_id)], args[i])) {
+                conversions.push_back({is_input, sub_id, args[i]});
+                continue;
+            }
             auto [it, inserted] = bound.emplace(sub_id, args[i]);
             if (!inserted && it->second != args[i] && !is_input &&
                 std::holds_alternative<Tensor>(sub.values[static_cast<size_t>(sub_id)])) {
@@ -431,9 +445,16 @@ class PlanLowering {
             graph_.values.push_back(std::move(value));
         }
         for (Constant& constant : sub.constants) graph_.constants.push_back(std::move(constant));
+        for (const Conversion& c : conversions) {
+            if (c.is_input) graph_.chain.push_back(boundary_conversion(c.plan_id, remap[c.sub_id]));
+        }
         for (OpCall& op : sub.chain) {
             for (int32_t& arg : op.args) arg = remap[static_cast<size_t>(arg)];
             graph_.chain.push_back(std::move(op));
+        }
+        for (const Conversion& c : conversions) {
+            if (!c.is_input)
+                graph_.chain.push_back(boundary_conversion(remap[c.sub_id], c.plan_id));
         }
         for (const auto& [from, to] : output_copies) {
             const auto& dims = std::get<Tensor>(graph_.values[static_cast<size_t>(to)]).dims;
@@ -442,6 +463,24 @@ class PlanLowering {
             copy.args = {from, add_value(IntList{dims}), to};
             graph_.chain.push_back(std::move(copy));
         }
+    }
+
+    // Whether a VkGraph input/output tensor is a float16 copy of a float32 plan tensor of the
+    // same sizes (or the reverse), which the delegate converts at its boundary.
+    bool converts_at_boundary(const Value& inner, int32_t plan_id) const {
+        const auto* a = std::get_if<Tensor>(&inner);
+        const auto* b = std::get_if<Tensor>(&graph_.values[static_cast<size_t>(plan_id)]);
+        if (!a || !b || a->dims != b->dims || a->constant_id >= 0) return false;
+        const bool float_pair = (a->dtype == DType::f16 && b->dtype == DType::f32) ||
+                                (a->dtype == DType::f32 && b->dtype == DType::f16);
+        return float_pair;
+    }
+
+    static OpCall boundary_conversion(int32_t from, int32_t to) {
+        OpCall convert;
+        convert.name = "aten._to_copy.default";
+        convert.args = {from, to};
+        return convert;
     }
 
     // Checks that a VkGraph input/output value agrees with the plan value it stands for.

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "base/half.h"
+
 namespace wgx {
 
 Sampler::Sampler(SamplingOptions options) : options_(options), rng_(options.seed) {
@@ -65,12 +67,13 @@ Generator::Generator(Runner& runner, int64_t context_length)
     const bool tokens_ok = in.size() == 2 && in[0].dtype == DType::i64 && in[0].shape.size() == 2 &&
                            in[0].shape[0] == 1;
     const bool pos_ok = in.size() == 2 && in[1].dtype == DType::i64 && in[1].shape == Shape{1};
-    const bool logits_ok = out.size() == 1 && out[0].dtype == DType::f32 &&
+    const bool logits_ok = out.size() == 1 &&
+                           (out[0].dtype == DType::f32 || out[0].dtype == DType::f16) &&
                            out[0].shape.size() == 2 && out[0].shape[0] == 1;
     if (!tokens_ok || !pos_ok || !logits_ok) {
         throw InvalidArgument(fmt::format(
             "{}: not an LLM export with a KV cache (inputs tokens int64 [1, S] and input_pos "
-            "int64 [1], output logits float32 [1, vocab]).",
+            "int64 [1], output logits float32 or float16 [1, vocab]).",
             program.origin()));
     }
     if (context_ < 1) {
@@ -104,9 +107,20 @@ const std::vector<float>& Generator::feed(std::span<const int64_t> tokens) {
              HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})});
         position_ += chunk;
         done += chunk;
-        if (done == n) logits_ = out.at(0).get_data<float>();
+        if (done == n) read_logits(out.at(0));
     }
     return logits_;
+}
+
+// A -d fp16 export returns float16 logits; sampling takes them as floats.
+void Generator::read_logits(const Tensor& out) {
+    if (out.dtype() == DType::f32) {
+        logits_ = out.get_data<float>();
+        return;
+    }
+    const std::vector<uint16_t> half = out.get_data<uint16_t>();
+    logits_.resize(half.size());
+    std::transform(half.begin(), half.end(), logits_.begin(), half_to_float);
 }
 
 void Generator::reset() {

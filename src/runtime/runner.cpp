@@ -174,6 +174,15 @@ std::vector<Tensor> Runner::run(std::span<const HostTensor> inputs) {
     return r.outputs;
 }
 
+Profile Runner::profile(std::span<const HostTensor> inputs) {
+    state_->context.state()->ensure_usable();
+    State::Recorded& r = state_->recording_for(inputs);
+    for (size_t k = 0; k < inputs.size(); ++k) r.inputs[k].set_bytes(inputs[k].bytes);
+    Profile out;
+    out.dispatches = r.recording->profile(out.inside_passes);
+    return out;
+}
+
 void Runner::reset_state() {
     state_->context.state()->ensure_usable();
     state_->buffers.reset_state();
