@@ -31,6 +31,9 @@ GENERIC_TITLES = {
     "introduction", "overview", "tutorial", "example", "examples", "notes", "usage", "summary",
     "reference", "background", "basics", "details", "motivation", "installation", "api",
     "functions", "classes", "constants", "exceptions", "module contents", "footnotes", "see also",
+    "description", "parameters", "synopsis", "compatibility", "outputs", "diagnostics", "environment",
+    "options", "files", "arguments", "return value", "caveats", "bugs", "author", "note", "important",
+    "warning", "tip", "caution", "hint", "attention", "danger",
 }  # fmt: skip
 MAX_ANSWER = 700  # characters: a question and its answer fit the 256-token context
 MIN_ANSWER = 40

@@ -32,6 +32,7 @@ from make_tokenizer import END, EOS
 ROOT = Path(__file__).resolve().parents[2]
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "generation_config.json")
 CONTEXT = 256
+PTE_LIMIT = 4_000_000  # bytes
 
 
 def export_command(special: dict) -> list[str]:
@@ -86,7 +87,9 @@ def main() -> int:
     (args.out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     examples = model_card.examples(args.wgx, args.out) if args.wgx else []
     size = (args.out / "model.pte").stat().st_size
-    shown_command = "python " + " ".join(command)
+    if size > PTE_LIMIT:
+        sys.exit(f"{args.out}/model.pte is {size} bytes, over the demo's {PTE_LIMIT}: train a smaller model")
+    shown_command = "python " + " ".join(f"'{a}'" if a.startswith("{") else a for a in command)
     (args.out / "README.md").write_text(model_card.readme(report, sources, size, shown_command, examples))
     print(f"[export] {args.out}/model.pte: {size} bytes")
     return 0

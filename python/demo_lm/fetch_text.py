@@ -2,11 +2,13 @@
 
 The text is the reStructuredText sources that Sphinx-built documentation packages ship under
 html/_sources: the Python 3.11 documentation (PSF licence) and the pytest (MIT), Flask
-(BSD-3-Clause) and Sphinx (BSD-2-Clause) manuals. Each package is fetched with `apt-get
-download` (run `apt-get update` once first), unpacked with `dpkg-deb -x` into a temporary
-folder, and its sources turned into prose paragraphs (rst_text.py) and question/answer pairs
-(chat_pairs.py). Documents are split into train and held-out by a hash of their path (whole
-documents, so no held-out paragraph is seen in training).
+(BSD-3-Clause) and Sphinx (BSD-2-Clause) manuals; and the HTML pages of the Django 3.2
+(BSD-3-Clause) and PostgreSQL 15 (PostgreSQL licence) manuals, which ship no sources. Each
+package is fetched with `apt-get download` (run `apt-get update` once first), unpacked with
+`dpkg-deb -x` into a temporary folder, and its documents turned into prose paragraphs
+(rst_text.py, html_text.py) and question/answer pairs (chat_pairs.py). Documents are split
+into train and held-out by a hash of their path (whole documents, so no held-out paragraph is
+seen in training).
 
 Writes, under --out (default .cache/demo_lm/corpus, git-ignored):
   train.jsonl, heldout.jsonl   one document a line: {"source", "path", "kind": "text", "text"}
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import chat_pairs
+import html_text
 import rst_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,11 +41,12 @@ ROOT = Path(__file__).resolve().parents[2]
 @dataclass(frozen=True)
 class Source:
     package: str
-    sources: str  # the html/_sources folder inside the package
+    sources: str  # the folder of the documentation inside the package
     copyright: str  # the Debian copyright file inside the package
     licence: str  # SPDX, as the copyright file states it for the documentation
     holder: str
     skip: tuple[str, ...] = ()  # path prefixes that are not prose (licence texts, changelogs)
+    html: bool = False  # pages rather than reStructuredText sources
 
 
 SOURCES = [
@@ -78,6 +82,27 @@ SOURCES = [
         "the Sphinx team",
         ("changes",),
     ),
+    # These two ship HTML pages only.
+    Source(
+        "python-django-doc",
+        "usr/share/doc/python-django-doc/html",
+        "usr/share/doc/python-django-doc/copyright",
+        "BSD-3-Clause",
+        "Django Software Foundation and individual contributors",
+        ("_", "genindex", "search", "py-modindex", "contents", "releases"),
+        html=True,
+    ),
+    Source(
+        "postgresql-doc-15",
+        "usr/share/doc/postgresql-doc-15/html",
+        "usr/share/doc/postgresql-doc-15/copyright",
+        "PostgreSQL",
+        "PostgreSQL Global Development Group, The Regents of the University of California",
+        # release notes, indexes, tables of codes and keywords, the licence
+        ("release", "bookindex", "biblio", "errcodes", "sql-keywords", "unsupported-features", "features-sql")
+        + ("legalnotice",),
+        html=True,
+    ),
 ]
 HELDOUT_PERCENT = 5
 
@@ -100,11 +125,12 @@ def package_version(deb: Path) -> str:
 def documents(source: Source, tree: Path):
     """(path, paragraphs) for every source file that is prose."""
     base = tree / source.sources
-    for file in sorted(base.rglob("*.txt")):
-        path = file.relative_to(base).as_posix().removesuffix(".txt").removesuffix(".rst")
+    for file in sorted(base.rglob("*.html" if source.html else "*.txt")):
+        path = file.relative_to(base).as_posix().removesuffix(".txt").removesuffix(".rst").removesuffix(".html")
         if path.startswith(source.skip):
             continue
-        paragraphs = rst_text.paragraphs(file.read_text(encoding="utf-8", errors="replace"))
+        text = file.read_text(encoding="utf-8", errors="replace")
+        paragraphs = html_text.paragraphs(text) if source.html else rst_text.paragraphs(text)
         if sum(len(p.text) for p in paragraphs if p.kind != "heading") >= 200:
             yield path, paragraphs
 

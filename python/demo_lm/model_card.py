@@ -45,8 +45,8 @@ def examples(wgx: Path, model_dir: Path) -> list[dict]:
 def notice(sources: list[dict]) -> str:
     lines = [
         "The demo LM (models/demo-lm) was trained by the wgpu-executorch authors on text from these",
-        "Debian packages (their documentation's reStructuredText sources, cleaned to prose). The",
-        "licence terms of each, its Debian copyright file, are in LICENSE beside this file.",
+        "Debian packages (their documentation's reStructuredText sources or HTML pages, cleaned to",
+        "prose). The licence terms of each, its Debian copyright file, are in LICENSE beside this file.",
         "",
     ]
     for s in sources:
@@ -83,7 +83,7 @@ def readme(report: dict, sources: list[dict], pte_bytes: int, export_command: st
         f"{s['train_chars'] + s['heldout_chars']:,} | {s['train_pairs'] + s['heldout_pairs']:,} |"
         for s in sources
     )
-    text = f"""# demo-lm: a small Llama trained on Python documentation
+    text = f"""# demo-lm: a small Llama trained on software documentation
 
 A {report["parameters"]:,}-parameter Llama-architecture decoder (ExecuTorch's own
 `construct_transformer`: {p["n_layers"]} layers, dim {p["dim"]}, {p["n_heads"]} heads with
@@ -98,15 +98,16 @@ It writes documentation-flavoured English; it knows little and makes things up.
 | `tokenizer.json` | the byte-level BPE (Hugging Face `tokenizers`) |
 | `tokenizer_config.json`, `generation_config.json` | bos/eos names, the chat template; the ids that end a generation |
 | `report.json` | train.py's report: configuration, loss curve, perplexities, corpus counts |
-| `NOTICE`, `LICENSE` | where the training text comes from, and its licences |
+| `NOTICE`, `LICENSE` | where the training text comes from, and its licences (the packages' Debian copyright files) |
 
 ## Data
 
-The reStructuredText sources (`html/_sources`) of four Debian 12 documentation packages,
-fetched with `apt-get download` by `python/demo_lm/fetch_text.py`, reduced to prose (code
-blocks, doctests, tables and indexes dropped; inline markup as Sphinx shows it), plus
-question/answer pairs made from the documents' structure (a section, function, class or
-glossary term as the question, its first paragraphs as the answer):
+{len(sources)} Debian 12 documentation packages, fetched with `apt-get download` by
+`python/demo_lm/fetch_text.py`: the reStructuredText sources (`html/_sources`) where a package
+ships them, its HTML pages otherwise (Django, PostgreSQL). Both are reduced to prose (code
+blocks, doctests, tables, navigation and indexes dropped; inline markup as the reader sees it),
+plus question/answer pairs made from the documents' structure (a section, function, class,
+setting or glossary term as the question, its first paragraphs as the answer):
 
 | package | licence | documents (train + held-out) | prose characters | Q/A pairs |
 | --- | --- | --- | --- | --- |
@@ -129,8 +130,8 @@ Every document is `<|bos|>` text `<|eos|>`. A chat turn is
 steps of {report["batch"]} × {report["context"]} tokens in {report["train_seconds"]} s
 ({report["tokens_seen"]:,} tokens, {report["epochs"]} passes over the train stream,
 {report["tokens_per_second"]:,.0f} tokens/s), AdamW (peak lr {report["lr"]}, weight decay
-{report["weight_decay"]}, β 0.9/0.95), warm-up then cosine decay over the time budget, bf16
-autocast on CUDA. Command: `{report["command"]}`.
+{report["weight_decay"]}, β 0.9/0.95), warm-up then cosine decay over the time budget (bf16
+autocast where on CUDA). Command: `{report["command"]}`.
 
 ## Perplexity
 
