@@ -166,12 +166,14 @@ scored on the same tokens.
 ## Regenerate
 
 ```sh
-python3 python/demo_lm/fetch_text.py                               # apt-get download, clean, split
+apt-get update && python3 python/demo_lm/fetch_text.py          # apt-get download, clean, split
 python/.venv/bin/pip install -r python/requirements-demo-lm.txt
 python/.venv/bin/python python/demo_lm/make_tokenizer.py
 python/.venv/bin/python python/demo_lm/encode_corpus.py            # -> .device/demo_lm/
-python python/demo_lm/train.py --out RUN --minutes 5               # on the GPU machine
+python/.venv/bin/python python/demo_lm/carry_model_code.py         # for a GPU machine without executorch
+python3 python/demo_lm/train.py --out RUN --minutes 5              # on the GPU machine
 python/.venv/bin/python python/demo_lm/export.py --run RUN --wgx build/wgx
+python/.venv/bin/python python/demo_lm/check_engine.py --run RUN --wgx build/wgx
 ```
 """
     return text
