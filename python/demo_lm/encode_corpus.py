@@ -8,7 +8,10 @@ prose and held-out chat are kept apart, so their perplexities can be told apart.
 Writes, into --out (default .device/demo_lm, git-ignored, what train.py reads):
   train.npy, heldout.npy, heldout_chat.npy   uint16 token ids, one stream each
   corpus.json                                vocabulary, special ids, token and character counts,
-                                             and the sources (packages, versions, licences)
+                                             the sources (packages, versions, licences) and the
+                                             SHA-256 of tokenizer.json
+  tokenizer/                                 the tokenizer files that made these ids, which
+                                             export.py ships with the model trained on them
 
 Usage: python/.venv/bin/python python/demo_lm/encode_corpus.py
 """
@@ -16,14 +19,16 @@ Usage: python/.venv/bin/python python/demo_lm/encode_corpus.py
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
+import shutil
 import sys
 from pathlib import Path
 
 import jinja2
 import numpy as np
-from make_tokenizer import BOS, EOS, SPECIALS, read_jsonl
+from make_tokenizer import BOS, EOS, SPECIALS, TOKENIZER_FILES, read_jsonl
 from tokenizers import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +76,9 @@ def main() -> int:
         "heldout": stream(enc.encode([r for r in heldout if r["kind"] == "text"])),
         "heldout_chat": stream(enc.encode([r for r in heldout if r["kind"] == "chat"])),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "tokenizer").mkdir(parents=True, exist_ok=True)
+    for name in TOKENIZER_FILES:
+        shutil.copy(args.tokenizer / name, args.out / "tokenizer" / name)
     for name, ids in splits.items():
         np.save(args.out / f"{name}.npy", ids)
     chars = {
@@ -85,6 +92,7 @@ def main() -> int:
         "chars_per_token": {k: round(chars[k] / splits[k].size, 3) for k in chars},
         "documents": {"train": len(train), "heldout": len(heldout)},
         "sources": json.loads((args.corpus / "sources.json").read_text()),
+        "tokenizer_sha256": hashlib.sha256((args.tokenizer / "tokenizer.json").read_bytes()).hexdigest(),
     }
     (args.out / "corpus.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"[encode-corpus] {meta['tokens']} tokens, {meta['chars_per_token']} chars/token -> {args.out}")

@@ -19,6 +19,7 @@ Usage: python/.venv/bin/python python/demo_lm/export.py --run RUN_DIR [--out mod
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import subprocess
@@ -27,10 +28,9 @@ import tempfile
 from pathlib import Path
 
 import model_card
-from make_tokenizer import END, EOS
+from make_tokenizer import END, EOS, TOKENIZER_FILES
 
 ROOT = Path(__file__).resolve().parents[2]
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "generation_config.json")
 CONTEXT = 256
 PTE_LIMIT = 4_000_000  # bytes
 
@@ -69,12 +69,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, required=True, help="train.py's --out")
     parser.add_argument("--out", type=Path, default=ROOT / "models/demo-lm")
-    parser.add_argument("--tokenizer", type=Path, default=ROOT / ".cache/demo_lm/tokenizer")
+    parser.add_argument(
+        "--tokenizer", type=Path, default=ROOT / ".device/demo_lm/tokenizer", help="the one that made the ids"
+    )
     parser.add_argument("--corpus", type=Path, default=ROOT / ".cache/demo_lm/corpus")
     parser.add_argument("--wgx", type=Path, help="the engine's wgx, to put a sample and a chat reply in README.md")
     args = parser.parse_args()
     report = json.loads((args.run / "report.json").read_text())
     special = report["corpus"]["special_ids"]
+    sha = hashlib.sha256((args.tokenizer / "tokenizer.json").read_bytes()).hexdigest()
+    if sha != report["corpus"]["tokenizer_sha256"]:
+        sys.exit(f"{args.tokenizer}/tokenizer.json is not the tokenizer whose ids the model was trained on")
     args.out.mkdir(parents=True, exist_ok=True)
     command = export_command(special)
     run_export(args.run, args.out, command)

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 VOCAB_SIZE = 2048
 BOS, EOS, USER, ASSISTANT, END = "<|bos|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|end|>"
 SPECIALS = [BOS, EOS, USER, ASSISTANT, END]  # ids 0..4, in this order
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "generation_config.json")
 # Only the roles "user" and "assistant" are trained; the template writes each as its token.
 CHAT_TEMPLATE = (
     "{{ bos_token }}{% for message in messages %}"
