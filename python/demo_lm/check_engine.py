@@ -67,6 +67,7 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=ROOT / ".cache/demo_lm/corpus")
     parser.add_argument("--count", type=int, default=12, help="held-out paragraphs")
     parser.add_argument("--steps", type=int, default=16, help="greedy tokens per prompt")
+    parser.add_argument("--golden", type=Path, help="also write the references here (JSON), for tests")
     args = parser.parse_args()
     torch.set_num_threads(1)
     tok = Tokenizer.from_file(str(args.model_dir / "tokenizer.json"))
@@ -77,6 +78,7 @@ def main() -> int:
     model.generate_full_logits = True
 
     bad_ids = 0
+    golden = []
     for n, text in enumerate(prompts(args.corpus, args.count)):
         want = [bos] + tok.encode(text, add_special_tokens=False).ids
         command = [str(args.wgx), "generate", str(args.model_dir / "model.pte"), "--tokenizer", str(args.model_dir)]
@@ -86,6 +88,7 @@ def main() -> int:
         same_ids = got["prompt_tokens"] == want
         bad_ids += not same_ids
         eager, margins = eager_greedy(model, want, args.steps, stop)
+        golden.append({"prompt": text, "prompt_tokens": want, "tokens": eager, "min_top2_margin": min(margins)})
         agree = next((i for i, (a, b) in enumerate(zip(got["tokens"], eager)) if a != b), None)
         shown = [t for t in got["tokens"] if t not in stop]
         same_text = got["text"] == tok.decode(shown, skip_special_tokens=False)
@@ -102,6 +105,8 @@ def main() -> int:
         if not same_ids:
             print(f"        engine {got['prompt_tokens']}\n        python {want}")
     print(f"[check] prompts whose ids differ: {bad_ids}")
+    if args.golden:
+        args.golden.write_text(json.dumps(golden, indent=1, ensure_ascii=False) + "\n")
     return 1 if bad_ids else 0
 
 
