@@ -33,3 +33,4 @@ fi
 
 scripts/fetch-wgpu-native.sh
 scripts/fetch-pytorch-tokenizers.sh
+scripts/fetch-minja.sh

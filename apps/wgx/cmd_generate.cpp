@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "bench_profile.h"
 #include "commands.h"
+#include "text/chat.h"
 #include "text/tokenizer.h"
 #include "wgx/wgx.h"
 
@@ -32,6 +35,8 @@ struct GenerateOptions {
     bool profile = false;
     int profile_runs = 10;
     size_t top = 30;
+    bool chat = false;
+    std::string system;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -89,10 +94,171 @@ std::set<int64_t> eos_ids(const std::vector<ConstantMethod>& methods) {
     return out;
 }
 
+struct Reply {
+    std::vector<int64_t> tokens;  // the generated ids, a stop id included
+    std::string text;             // what they say (with a tokenizer), a stop string cut off
+    std::string reason;           // "max-new-tokens", "eos", "stop" or "context"
+    double first_token_s = 0;     // since t0
+};
+
+// Samples from the logits of what `gen` was fed last, feeding each token back, until a stop
+// id, the stop string, --max-new-tokens or the end of the context; the text (or, without a
+// tokenizer, the ids) streamed to stdout unless --json.
+Reply reply(const GenerateOptions& opt, Generator& gen, Sampler& sampler,
+            const text::Tokenizer* tokenizer, const std::set<int64_t>& stop,
+            std::chrono::steady_clock::time_point t0) {
+    std::string reason = "max-new-tokens";
+    std::optional<text::StreamDecoder> stream;
+    if (tokenizer) stream.emplace(*tokenizer);
+    std::vector<int64_t> tokens;
+    double first_token_s = 0;
+    std::string text;    // what the tokens say so far
+    size_t printed = 0;  // bytes of `text` written to stdout
+    // Writes `text` up to `end`, never into a UTF-8 character.
+    auto print_up_to = [&](size_t end) {
+        while (end > printed && end < text.size() &&
+               (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+            --end;
+        }
+        if (end > printed && !opt.json) {
+            fmt::print("{}", text.substr(printed, end - printed));
+            std::fflush(stdout);
+            printed = end;
+        }
+    };
+    while (true) {
+        const int64_t next = sampler.pick(gen.logits());
+        if (tokens.empty()) first_token_s = seconds_since(t0);
+        tokens.push_back(next);
+        const bool eos = stop.count(next) != 0;
+        if (stream) {
+            if (!eos) text += stream->push(static_cast<int32_t>(next));
+            // A stop string ends the text before it; until it can no longer begin in what
+            // came, its length less one byte is held back.
+            if (!opt.stop_text.empty()) {
+                if (const size_t at = text.find(opt.stop_text); at != std::string::npos) {
+                    text.resize(at);
+                    print_up_to(text.size());
+                    reason = "stop";
+                    break;
+                }
+                print_up_to(text.size() > opt.stop_text.size() - 1
+                                ? text.size() - (opt.stop_text.size() - 1)
+                                : 0);
+            } else {
+                print_up_to(text.size());
+            }
+        } else if (!opt.json) {
+            fmt::print("{}{}", tokens.size() == 1 ? "" : " ", next);
+            std::fflush(stdout);
+        }
+        if (eos) {
+            reason = "eos";
+            break;
+        }
+        if (static_cast<int>(tokens.size()) >= opt.max_new_tokens) break;
+        if (gen.position() >= gen.context_length()) {
+            reason = "context";
+            break;
+        }
+        gen.feed(next);
+    }
+    if (stream && reason != "stop") {
+        text += stream->flush();
+        print_up_to(text.size());
+    }
+    return {std::move(tokens), std::move(text), std::move(reason), first_token_s};
+}
+
+// --chat: user turns from --prompt, then one per line of stdin, each rendered with the model's
+// chat template over the whole conversation. The KV cache keeps what was said: when the new
+// rendering begins with the text already fed, only the rest is encoded and fed; otherwise (a
+// template that rewrites earlier turns) the cache starts again from the whole rendering.
+int chat(const GenerateOptions& opt, Generator& gen, Sampler& sampler, const text::Tokenizer& tok,
+         const std::set<int64_t>& stop) {
+    const text::ChatTemplate tmpl(tok);
+    std::vector<text::ChatMessage> messages;
+    if (!opt.system.empty()) messages.push_back({"system", opt.system});
+    std::string fed;  // the text whose tokens the cache holds
+    const bool interactive = isatty(fileno(stdin)) != 0 && !opt.json;
+    bool first = true;
+    auto next_turn = [&](std::string& line) {
+        const bool from_prompt = first && !opt.prompt.empty();
+        first = false;
+        if (from_prompt) {
+            line = opt.prompt;
+            return true;
+        }
+        if (interactive) {
+            fmt::print(stderr, "you> ");
+            std::fflush(stderr);
+        }
+        return static_cast<bool>(std::getline(std::cin, line));
+    };
+    std::string line;
+    for (int turn = 1; next_turn(line);) {
+        if (line.empty()) continue;
+        messages.push_back({"user", line});
+        const std::string rendered = tmpl.render(messages, /*add_generation_prompt=*/true);
+        std::vector<int32_t> ids;
+        const bool continues = !fed.empty() && rendered.starts_with(fed);
+        if (continues) {
+            ids = tok.encode(std::string_view(rendered).substr(fed.size()), false);
+        } else {
+            gen.reset();
+            const std::string& bos = tok.chat().bos_token;
+            const bool has_bos = !bos.empty() && rendered.starts_with(bos);
+            ids = tok.encode(rendered, tok.bos_id().has_value() && !has_bos);
+        }
+        const int64_t needed = gen.position() + static_cast<int64_t>(ids.size());
+        if (needed >= gen.context_length()) {
+            throw InvalidArgument(
+                fmt::format("turn {}: the conversation needs {} tokens; the context holds {}.",
+                            turn, needed, gen.context_length()));
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        gen.feed(std::vector<int64_t>(ids.begin(), ids.end()));
+        const Reply r = reply(opt, gen, sampler, &tok, stop, t0);
+        // The last token sampled before --max-new-tokens was not fed; its text is in the reply.
+        if (r.reason == "max-new-tokens" && gen.position() < gen.context_length()) {
+            gen.feed(r.tokens.back());
+        }
+        messages.push_back({"assistant", r.text});
+        // A stop string may end the text inside a token the cache holds: read it all again.
+        fed = r.reason == "stop" ? std::string() : rendered + r.text;
+        if (opt.json) {
+            nlohmann::json j;
+            j["turn"] = turn;
+            j["fed_tokens"] = ids;
+            j["cache_kept"] = continues;
+            j["tokens"] = r.tokens;
+            j["text"] = r.text;
+            j["stop_reason"] = r.reason;
+            j["position"] = gen.position();
+            fmt::print("{}\n", j.dump());
+        } else {
+            fmt::print("\n");
+        }
+        std::fflush(stdout);
+        ++turn;
+        if (r.reason == "context") break;
+    }
+    return 0;
+}
+
 int generate(const GlobalOptions& global, const GenerateOptions& opt) {
-    if (opt.prompt.empty() == opt.prompt_tokens.empty()) {
+    if (opt.chat) {
+        if (opt.profile) throw InvalidArgument("--profile times one decode step; not with --chat.");
+        if (opt.tokenizer.empty() || !opt.prompt_tokens.empty()) {
+            throw InvalidArgument(
+                "--chat needs --tokenizer (with a chat template) and takes text turns: "
+                "--prompt TEXT and/or lines on stdin, not --prompt-tokens.");
+        }
+    } else if (opt.prompt.empty() == opt.prompt_tokens.empty()) {
         throw InvalidArgument(
             "give a prompt: --prompt TEXT (with --tokenizer) or --prompt-tokens 1,2,3.");
+    } else if (!opt.system.empty()) {
+        throw InvalidArgument("--system is the system message of --chat.");
     }
     if ((!opt.prompt.empty() || !opt.stop_text.empty()) && opt.tokenizer.empty()) {
         throw InvalidArgument("--prompt and --stop are text: they need --tokenizer FILE.");
@@ -104,14 +270,14 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     std::optional<text::Tokenizer> tokenizer;
     if (!opt.tokenizer.empty()) tokenizer = text::Tokenizer::load(opt.tokenizer);
     std::vector<int64_t> prompt;
-    if (!opt.prompt.empty()) {
+    if (!opt.prompt.empty() && !opt.chat) {
         // A model's BOS starts the prompt when its tokenizer has one (the tokenizer.json
         // post-processor that says so is not read by the library; docs/TOKENIZERS.md).
         for (int32_t id : tokenizer->encode(opt.prompt, tokenizer->bos_id().has_value())) {
             prompt.push_back(id);
         }
         if (prompt.empty()) throw InvalidArgument("--prompt encodes to no tokens.");
-    } else {
+    } else if (!opt.prompt_tokens.empty()) {
         prompt = parse_tokens(opt.prompt_tokens);
     }
     SamplingOptions sampling;
@@ -168,70 +334,17 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
                    ctx.device_info().adapter.name, *context, gen.max_chunk());
     }
 
+    if (opt.chat) return chat(opt, gen, sampler, *tokenizer, stop);
+
     const auto t0 = std::chrono::steady_clock::now();
     gen.feed(prompt);
     const double prefill_s = seconds_since(t0);
-    std::vector<int64_t> tokens;
     const auto t1 = std::chrono::steady_clock::now();
-    double first_token_s = 0;
-    std::string reason = "max-new-tokens";
-    std::optional<text::StreamDecoder> stream;
-    if (tokenizer) stream.emplace(*tokenizer);
-    std::string text;    // what the tokens say so far
-    size_t printed = 0;  // bytes of `text` written to stdout
-    // Writes `text` up to `end`, never into a UTF-8 character.
-    auto print_up_to = [&](size_t end) {
-        while (end > printed && end < text.size() &&
-               (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
-            --end;
-        }
-        if (end > printed && !opt.json) {
-            fmt::print("{}", text.substr(printed, end - printed));
-            std::fflush(stdout);
-            printed = end;
-        }
-    };
-    while (true) {
-        const int64_t next = sampler.pick(gen.logits());
-        if (tokens.empty()) first_token_s = seconds_since(t0);
-        tokens.push_back(next);
-        const bool eos = stop.count(next) != 0;
-        if (stream) {
-            if (!eos) text += stream->push(static_cast<int32_t>(next));
-            // A stop string ends the text before it; until it can no longer begin in what
-            // came, its length less one byte is held back.
-            if (!opt.stop_text.empty()) {
-                if (const size_t at = text.find(opt.stop_text); at != std::string::npos) {
-                    text.resize(at);
-                    print_up_to(text.size());
-                    reason = "stop";
-                    break;
-                }
-                print_up_to(text.size() > opt.stop_text.size() - 1
-                                ? text.size() - (opt.stop_text.size() - 1)
-                                : 0);
-            } else {
-                print_up_to(text.size());
-            }
-        } else if (!opt.json) {
-            fmt::print("{}{}", tokens.size() == 1 ? "" : " ", next);
-            std::fflush(stdout);
-        }
-        if (eos) {
-            reason = "eos";
-            break;
-        }
-        if (static_cast<int>(tokens.size()) >= opt.max_new_tokens) break;
-        if (gen.position() >= gen.context_length()) {
-            reason = "context";
-            break;
-        }
-        gen.feed(next);
-    }
-    if (stream && reason != "stop") {
-        text += stream->flush();
-        print_up_to(text.size());
-    }
+    const Reply r = reply(opt, gen, sampler, tokenizer ? &*tokenizer : nullptr, stop, t0);
+    const std::vector<int64_t>& tokens = r.tokens;
+    const std::string& text = r.text;
+    const std::string& reason = r.reason;
+    const double first_token_s = r.first_token_s;
     const double decode_s = seconds_since(t1);
     const double prefill_tps = static_cast<double>(prompt.size()) / prefill_s;
     const auto decode_steps = static_cast<double>(tokens.size() - 1);
@@ -314,6 +427,10 @@ void add_generate_command(Cli& cli, GlobalOptions& global) {
     cmd.option("--top-p", opt.top_p, "Sample within this probability mass", {.show_default = true});
     cmd.option("--seed", opt.seed, "Seed of the sampling", {.show_default = true});
     cmd.flag("--json", opt.json, "Print one JSON object (tokens, rates) instead of a stream");
+    cmd.flag("--chat", opt.chat,
+             "Chat: turns from --prompt and stdin lines, the model's chat template applied, the "
+             "KV cache kept across turns");
+    cmd.option("--system", opt.system, "The system message of --chat");
     cmd.flag("--f16", opt.float16,
              "Keep float32 tensors in float16 on the GPU (needs shader-f16; logits stay float32)");
     cmd.flag("--profile", opt.profile,

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "text/chat.h"
 #include "text/tokenizer.h"
 #include "wgx/wgx.h"
 
@@ -48,6 +49,63 @@ TEST(DemoLm, PromptIdsAndGreedyTokensMatchTheReferences) {
         EXPECT_EQ(got, want) << prompt << " (smallest eager top-two margin "
                              << g["min_top2_margin"].get<double>() << ")";
     }
+}
+
+// The chat template renders as Python's jinja2 (what Hugging Face's apply_chat_template uses)
+// renders it; the strings below are jinja2's output for the same messages.
+TEST(DemoLm, ChatTemplateRendersAsJinja2Does) {
+    if (!fs::exists(kDir / "tokenizer_config.json")) GTEST_SKIP() << "no demo-lm tokenizer";
+    const text::Tokenizer tok = text::Tokenizer::load(kDir);
+    const text::ChatTemplate tmpl(tok);
+    const std::vector<text::ChatMessage> messages = {{"user", "What is a list?"},
+                                                     {"assistant", "A sequence."},
+                                                     {"user", "And a tuple? ünïcode"}};
+    EXPECT_EQ(tmpl.render(messages, true),
+              "<|bos|><|user|>What is a list?<|end|><|assistant|>A sequence.<|end|><|user|>And a "
+              "tuple? ünïcode<|end|><|assistant|>");
+    EXPECT_EQ(tmpl.render(std::span(messages).first(2), false),
+              "<|bos|><|user|>What is a list?<|end|><|assistant|>A sequence.<|end|>");
+}
+
+// A second turn fed after the first one's cache (only the new part of the rendering) gives the
+// same reply as the whole conversation fed from an empty cache.
+TEST(DemoLm, SecondTurnOverTheKeptCacheEqualsAFreshPrefill) {
+    if (!fs::exists(kDir / "model.pte")) GTEST_SKIP() << "no " << (kDir / "model.pte");
+    const text::Tokenizer tok = text::Tokenizer::load(kDir);
+    const text::ChatTemplate tmpl(tok);
+    Context ctx = Context::create();
+    Runner runner(ctx, Program::load(kDir / "model.pte"));
+    Generator gen(runner, 256);
+    Sampler greedy({});
+    auto encode = [&](std::string_view text) {
+        const std::vector<int32_t> ids = tok.encode(text, false);
+        return std::vector<int64_t>(ids.begin(), ids.end());
+    };
+    auto answer = [&](size_t most) {
+        std::vector<int64_t> out;
+        while (out.size() < most) {
+            out.push_back(greedy.pick(gen.logits()));
+            if (tok.is_eos(static_cast<int32_t>(out.back()))) break;
+            gen.feed(out.back());
+        }
+        return out;
+    };
+    std::vector<text::ChatMessage> messages = {{"user", "What is a decorator?"}};
+    const std::string first = tmpl.render(messages, true);
+    gen.feed(encode(first));
+    std::vector<int64_t> reply = answer(64);
+    ASSERT_TRUE(tok.is_eos(static_cast<int32_t>(reply.back()))) << "the first reply did not end";
+    reply.pop_back();
+    const std::vector<int32_t> reply_ids(reply.begin(), reply.end());
+    messages.push_back({"assistant", tok.decode(reply_ids)});
+    messages.push_back({"user", "And a class?"});
+    const std::string second = tmpl.render(messages, true);
+    ASSERT_TRUE(second.starts_with(first + messages[1].content));
+    gen.feed(encode(std::string_view(second).substr(first.size() + messages[1].content.size())));
+    const std::vector<int64_t> kept = answer(16);
+    gen.reset();
+    gen.feed(encode(second));
+    EXPECT_EQ(answer(16), kept);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "text/chat.h"
 #include "text/tokenizer.h"
 #include "wgx/error.h"
 
@@ -294,3 +295,52 @@ TEST(Tokenizer, IdsOutsideTheVocabularyAreRefused) {
 }
 
 }  // namespace
+
+namespace wgx::text {
+namespace {
+
+// Chat templates render as Python's jinja2 renders them (what Hugging Face's
+// apply_chat_template uses): the expected strings are jinja2's output for the same messages.
+TEST(ChatTemplate, Llama3StyleTemplateOfTheDirectory) {
+    const Tokenizer tok = Tokenizer::load(fs::path(WGX_TEXT_DIR) / "bpe-llama3");
+    const ChatTemplate tmpl(tok);
+    const std::vector<ChatMessage> messages = {{"user", "Hi"}, {"assistant", "Hello."}};
+    EXPECT_EQ(tmpl.render(messages, false),
+              "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+              "<|start_header_id|>assistant<|end_header_id|>\n\nHello.<|eot_id|>");
+    EXPECT_EQ(tmpl.render(std::span(messages).first(1), true),
+              "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+              "<|start_header_id|>assistant<|end_header_id|>\n\n");
+}
+
+// A ChatML template in Qwen's manner: a default system message, filters, loop variables and
+// whitespace control.
+TEST(ChatTemplate, ChatMlWithDefaultSystemMessage) {
+    const std::string source =
+        "{%- if messages[0]['role'] == 'system' %}{{- '<|im_start|>system\\n' + "
+        "messages[0]['content'] | trim + '<|im_end|>\\n' }}{%- else %}{{- "
+        "'<|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n' }}{%- endif %}{%- for "
+        "message in messages %}{%- if not (loop.first and message['role'] == 'system') %}{{- "
+        "'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' "
+        "}}{%- endif %}{%- endfor %}{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' "
+        "}}{%- endif %}";
+    const ChatTemplate tmpl(source, "", "<|im_end|>", "chatml");
+    const std::vector<ChatMessage> one = {{"user", "Hi"}};
+    EXPECT_EQ(tmpl.render(one, true),
+              "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nHi"
+              "<|im_end|>\n<|im_start|>assistant\n");
+    const std::vector<ChatMessage> four = {
+        {"system", "  Be brief.  "}, {"user", "Hi"}, {"assistant", "Hello."}, {"user", "Ça va ?"}};
+    EXPECT_EQ(tmpl.render(four, true),
+              "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+              "<|im_start|>assistant\nHello.<|im_end|>\n<|im_start|>user\nÇa va ?<|im_end|>\n"
+              "<|im_start|>assistant\n");
+}
+
+TEST(ChatTemplate, MissingOrBrokenTemplatesAreLoadErrors) {
+    EXPECT_THROW(ChatTemplate("", "", "", "none"), LoadError);
+    EXPECT_THROW(ChatTemplate("{% for m in messages %}", "", "", "broken"), LoadError);
+}
+
+}  // namespace
+}  // namespace wgx::text
