@@ -61,7 +61,7 @@ FAMILIES = {
         },
         "max_seq_len": 64,
         "prompt_len": 7,
-        "new_tokens": 40,
+        "new_tokens": None,
         "seed": 1,
         "fp16": True,
     },
@@ -85,7 +85,7 @@ FAMILIES = {
         "tied": True,
         "max_seq_len": 64,
         "prompt_len": 9,
-        "new_tokens": 40,
+        "new_tokens": None,
         "seed": 2,
     },
     # Qwen 3: RMS norms on q and k before the rope, a head_dim that is not dim / n_heads (as
@@ -111,7 +111,7 @@ FAMILIES = {
         "tied": True,
         "max_seq_len": 64,
         "prompt_len": 5,
-        "new_tokens": 40,
+        "new_tokens": None,
         "seed": 3,
         "fp16": True,
     },
@@ -135,7 +135,7 @@ FAMILIES = {
         "tied": True,
         "max_seq_len": 96,
         "prompt_len": 11,
-        "new_tokens": 40,
+        "new_tokens": None,
         "seed": 4,
     },
     # Phi-4-mini: rope on three quarters of each head (partial_rotary_factor 0.75) with LongRoPE
@@ -164,7 +164,7 @@ FAMILIES = {
         "tied": True,
         "max_seq_len": 64,
         "prompt_len": 6,
-        "new_tokens": 40,
+        "new_tokens": None,
         "seed": 5,
     },
 }
@@ -205,7 +205,7 @@ def greedy_tokens(model, prompt: list[int], new_tokens: int) -> list[int]:
     return tokens
 
 
-def export_family(name: str, spec: dict, out: Path, python: str) -> None:
+def export_family(name: str, spec: dict, out: Path, python: str, goldens_only: bool) -> None:
     params = spec["params"]
     target = out / name
     target.mkdir(parents=True, exist_ok=True)
@@ -216,6 +216,8 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "params.json").write_text(json.dumps(params, indent=1))
+        if goldens_only:
+            print(f"[export-llm] {name}: goldens only, the programs kept", flush=True)
         torch.save(weights, tmp / "checkpoint.pth")
         command = [
             "-m", "executorch.examples.models.llama.export_llama",
@@ -243,7 +245,7 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
             forced = [*command, "--vulkan-force-fp16"]
             forced[forced.index("model.pte")] = "force16.pte"
             programs += [(half, "fp16.pte"), (forced, "force16.pte")]
-        for args, file in programs:
+        for args, file in [] if goldens_only else programs:
             print(f"[export-llm] {name}: export_llama -> {file} (about a minute)", flush=True)
             done = subprocess.run([python, *args], cwd=tmp, capture_output=True, text=True)
             if done.returncode != 0:
@@ -256,7 +258,9 @@ def export_family(name: str, spec: dict, out: Path, python: str) -> None:
     model32.load_state_dict(weights)
     rng = np.random.default_rng(spec["seed"])
     prompt = [int(t) for t in rng.integers(0, params["vocab_size"], spec["prompt_len"])]
-    tokens = greedy_tokens(model32, prompt, spec["new_tokens"])
+    # Up to the last position of the cache unless the family says fewer.
+    new_tokens = spec["new_tokens"] or spec["max_seq_len"] - spec["prompt_len"]
+    tokens = greedy_tokens(model32, prompt, new_tokens)
     model64 = copy.deepcopy(model32).to(torch.float64)
     with torch.no_grad():
         logits32 = model32(torch.tensor([tokens]))[0].numpy().astype(np.float32)
@@ -295,12 +299,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", action="append", help="export only these families")
+    parser.add_argument(
+        "--goldens-only",
+        action="store_true",
+        help="recompute the goldens, keep the programs (the exports are deterministic)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     for name, spec in FAMILIES.items():
         if args.only and name not in args.only:
             continue
-        export_family(name, spec, args.out, sys.executable)
+        export_family(name, spec, args.out, sys.executable, args.goldens_only)
     return 0
 
 
