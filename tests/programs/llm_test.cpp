@@ -1,8 +1,9 @@
 // The decoder LLMs of tests/llm (python/export_llm.py: ExecuTorch's own exporter, small dims,
 // seeded weights) against PyTorch eager with the same weights:
 //   - teacher-forced logits: the reference's tokens fed one at a time after a prefill, every
-//     step up to the last position of the cache within DESIGN §6's fp32 threshold (relative L2 <= max(1e-4, 4 x PyTorch's own
-//     fp32-vs-fp64 error), and max abs error relative to the row's largest logit);
+//     step up to the last position of the cache within DESIGN §6's fp32 threshold (relative
+//     L2 <= max(1e-4, 4 x PyTorch's own fp32-vs-fp64 error), and max abs error relative to the
+//     row's largest logit);
 //   - prefills of several lengths (1, the fixture's prompt, the bound) against the logits of
 //     the position they end at;
 //   - free-running greedy tokens identical to the reference's;
