@@ -43,14 +43,14 @@ OWN_PREFIX = "wgx."
 
 TESTS_BY_FAMILY = {
     "elementwise": "BinaryOps, UnaryOps, ArithOps, CompareOps, WhereOp, LogicalOps",
-    "matmul": "Mm, Matmul*, GemmKernel, LinearEpilogue",
+    "matmul": "Mm, Matmul*, GemmKernel, LinearEpilogue, SplitBindings",
     "conv": "Conv*",
     "pool": "Pool*",
     "resize": "Resize*",
     "reduce": "Reduce*",
     "norm": "Norm*",
     "shape": "Shape*, FillOps",
-    "llm": "LlmOps",
+    "llm": "LlmOps, SplitBindings",
 }
 
 

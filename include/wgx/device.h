@@ -39,7 +39,7 @@ struct DeviceLimits {
     uint32_t max_bindings_per_group = 0;
     uint32_t min_storage_offset_alignment = 0;
     uint32_t min_uniform_offset_alignment = 0;
-    uint64_t max_storage_binding_bytes = 0;
+    uint64_t max_storage_binding_bytes = 0;  // lower when DeviceOptions caps it
     uint64_t max_uniform_binding_bytes = 0;
     uint64_t max_buffer_bytes = 0;
 };
@@ -85,6 +85,13 @@ struct DeviceOptions {
     // too, the engine's own kernels without them and every other kernel with them. Skipping
     // takes effect only on implementations that can (wgpu-native; Dawn keeps them).
     std::optional<bool> shader_checks;
+    // Lowers maxStorageBufferBindingSize as the engine and its ops see it
+    // (DeviceInfo::limits.max_storage_binding_bytes) to this many bytes, rounded down to a
+    // multiple of 4 (at least 4); never above what the device grants. 0: the device's, or
+    // WGX_MAX_STORAGE_BINDING when set. With it, tests make the ops bind a tensor larger than
+    // one binding in parts (an LLM's embedding table, its output projection) without
+    // allocating hundreds of megabytes; every binding is then checked against the lower value.
+    uint64_t max_storage_binding_bytes = 0;
 };
 
 // Every adapter the WebGPU implementation offers under `options.backend`.

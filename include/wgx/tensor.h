@@ -72,6 +72,14 @@ class Tensor {
     size_t device_bytes() const;
     bool defined() const { return impl_ != nullptr; }
 
+    // Elements [offset, offset + numel(shape)) of this tensor as a tensor of `shape`: the same
+    // GPU memory, no copy (how an op binds part of a tensor larger than one storage binding).
+    // The range must lie inside this tensor and, since writes and copies cover whole 4-byte
+    // words, start on a word boundary and end on one or where this tensor ends; else
+    // InvalidArgument. A dispatch binding the view also needs its start in the buffer to be a
+    // multiple of DeviceLimits::min_storage_offset_alignment.
+    Tensor view(int64_t offset, const Shape& shape) const;
+
     // Uploads host data (host layout of dtype(): 8-byte int64/double, 1-byte bool/int8/uint8,
     // raw 16-bit f16). The size must match exactly. int64 values must fit in int32 and are
     // checked. Returns *this for chaining.

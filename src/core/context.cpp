@@ -17,10 +17,14 @@ void ContextState::ensure_usable() const {
 
 std::shared_ptr<BufferRef> ContextState::allocate(uint64_t bytes, std::string_view label) {
     ensure_usable();
-    if (bytes > device_->info().limits.max_storage_binding_bytes) {
-        throw InvalidArgument(fmt::format(
-            "{}: {} bytes is larger than the device allows for one storage binding ({} bytes).",
-            label, bytes, device_->info().limits.max_storage_binding_bytes));
+    // A buffer may exceed one storage binding (maxStorageBufferBindingSize): the ops that take
+    // such tensors bind them in parts (ops/common/row_split.h), and the recording refuses any
+    // other binding of them by name.
+    if (bytes > device_->info().limits.max_buffer_bytes) {
+        throw InvalidArgument(
+            fmt::format("{}: {} bytes is larger than the device allows for one buffer "
+                        "(maxBufferSize {} bytes).",
+                        label, bytes, device_->info().limits.max_buffer_bytes));
     }
     auto ref = std::make_shared<BufferRef>();
     ref->buffer = device_->create_buffer(bytes, gpu::BufferUsage::storage, label);

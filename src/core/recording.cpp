@@ -78,6 +78,14 @@ void RecordingState::add_dispatch(const Kernel& kernel, std::span<const Binding>
                     "offset alignment ({}).",
                     label, i, t.offset, limits.min_storage_offset_alignment));
             }
+            if (t.padded_bytes() > limits.max_storage_binding_bytes) {
+                throw InvalidArgument(fmt::format(
+                    "{}: binding {} ({} {}) takes {} bytes, more than the device's "
+                    "maxStorageBufferBindingSize ({} bytes); this op does not bind such a "
+                    "tensor in parts.",
+                    label, i, dtype_name(t.dtype), shape_string(t.shape), t.padded_bytes(),
+                    limits.max_storage_binding_bytes));
+            }
             e.buffer = t.raw();
             e.offset = t.offset;
             e.size = t.padded_bytes();

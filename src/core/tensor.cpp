@@ -43,6 +43,26 @@ int64_t Tensor::numel() const { return impl().numel; }
 size_t Tensor::host_bytes() const { return impl().numel * host_size(impl().dtype); }
 size_t Tensor::device_bytes() const { return impl().device_bytes(); }
 
+Tensor Tensor::view(int64_t offset, const Shape& shape) const {
+    const detail::TensorImpl& t = impl();
+    const int64_t n = checked_numel(shape, "Tensor::view");
+    if (offset < 0 || offset > t.numel || n > t.numel - offset) {
+        throw InvalidArgument(
+            fmt::format("Tensor::view: elements [{}, {}) are not inside the {} tensor of shape {} "
+                        "({} elements).",
+                        offset, offset + n, dtype_name(t.dtype), shape_string(t.shape), t.numel));
+    }
+    const uint64_t size = device_size(t.dtype);
+    const uint64_t begin = uint64_t(offset) * size, end = uint64_t(offset + n) * size;
+    if (begin % 4 != 0 || (end % 4 != 0 && offset + n != t.numel)) {
+        throw InvalidArgument(fmt::format(
+            "Tensor::view: elements [{}, {}) of a {} tensor start or end inside a 4-byte word, "
+            "which writes and copies of the view would spill out of.",
+            offset, offset + n, dtype_name(t.dtype)));
+    }
+    return t.ctx->make_tensor(t.buffer, t.offset + begin, t.dtype, shape);
+}
+
 const detail::TensorImpl& Tensor::impl() const {
     if (!impl_) throw InvalidArgument("The tensor is empty (default-constructed).");
     return *impl_;

@@ -27,6 +27,20 @@ std::string env_or(const std::string& value, const char* name) {
     return env ? std::string(env) : std::string();
 }
 
+// DeviceOptions::max_storage_binding_bytes, else WGX_MAX_STORAGE_BINDING; 0 when neither.
+uint64_t binding_cap(const DeviceOptions& options) {
+    if (options.max_storage_binding_bytes) return options.max_storage_binding_bytes;
+    const char* env = std::getenv("WGX_MAX_STORAGE_BINDING");
+    if (!env || !*env) return 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (*end != '\0' || env[0] == '-') {
+        throw InvalidArgument(
+            fmt::format("WGX_MAX_STORAGE_BINDING must be a number of bytes, got \"{}\".", env));
+    }
+    return v;
+}
+
 const char* backend_name(WGPUBackendType type) {
     switch (type) {
         case WGPUBackendType_Vulkan: return "Vulkan";
@@ -273,6 +287,14 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& given) {
     WGPULimits granted = WGPU_LIMITS_INIT;
     wgpuDeviceGetLimits(request.device, &granted);
     info.limits = convert(granted);
+    if (const uint64_t cap = binding_cap(options)) {
+        // Only what the ops are told shrinks: the device keeps its real limit (one lower than
+        // the WebGPU default could not be requested), and the recording checks every binding
+        // against this one.
+        uint64_t& limit = info.limits.max_storage_binding_bytes;
+        limit = std::min(limit, std::max<uint64_t>(4, cap / 4 * 4));
+        log::info("maxStorageBufferBindingSize capped at {} bytes", limit);
+    }
     auto has = [&](WGPUFeatureName f) { return wgpuDeviceHasFeature(request.device, f) != 0; };
     info.features.shader_f16 = has(WGPUFeatureName_ShaderF16);
     info.features.timestamp_query = has(WGPUFeatureName_TimestampQuery);

@@ -1,5 +1,7 @@
 // Tensor shapes and data round-trips for every dtype, including odd byte sizes.
+#include <algorithm>
 #include <limits>
+#include <string>
 
 #include "test_util.h"
 
@@ -84,16 +86,41 @@ TEST(Tensor, Int64OutOfInt32RangeIsAnErrorNamingTheElement) {
     }
 }
 
+// maxBufferSize bounds a tensor; maxStorageBufferBindingSize only what one binding covers (ops
+// bind larger tensors in parts, tests/unit/split_bindings_test.cpp).
 TEST(Tensor, LargerThanTheDeviceAllowsIsAClearError) {
-    uint64_t max = ctx().device_info().limits.max_storage_binding_bytes;
+    uint64_t max = ctx().device_info().limits.max_buffer_bytes;
     int64_t too_many = static_cast<int64_t>(max / 4 + 1024);
     try {
         ctx().tensor(DType::f32, {too_many});
         FAIL() << "expected an error";
     } catch (const InvalidArgument& e) {
-        EXPECT_NE(std::string(e.what()).find("larger than the device allows"), std::string::npos)
-            << e.what();
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("larger than the device allows"), std::string::npos) << msg;
+        EXPECT_NE(msg.find(std::to_string(too_many)), std::string::npos) << msg;  // the shape
+        EXPECT_NE(msg.find("maxBufferSize " + std::to_string(max)), std::string::npos) << msg;
     }
+}
+
+// A view reads and writes its range of the tensor's memory; one outside the tensor, or ending
+// inside a 4-byte word before the tensor's end, is refused.
+TEST(Tensor, ViewsShareTheTensorsMemory) {
+    std::vector<float> data = random_floats(24, 5);
+    Tensor t = ctx().tensor(DType::f32, {4, 6}).set_data(data);
+    Tensor v = t.view(8, {2, 5});
+    EXPECT_EQ(v.shape(), (Shape{2, 5}));
+    EXPECT_EQ(v.get_data<float>(), std::vector<float>(data.begin() + 8, data.begin() + 18));
+    v.set_data(std::vector<float>(10, 3.f));
+    std::vector<float> want = data;
+    std::fill(want.begin() + 8, want.begin() + 18, 3.f);
+    EXPECT_EQ(t.get_data<float>(), want);
+
+    EXPECT_THROW(t.view(20, {5}), InvalidArgument);
+    EXPECT_THROW(t.view(-1, {2}), InvalidArgument);
+    Tensor h = ctx().tensor(DType::f16, {7});
+    EXPECT_THROW(h.view(1, {2}), InvalidArgument);  // starts inside a word
+    EXPECT_THROW(h.view(2, {3}), InvalidArgument);  // ends inside one, before the end
+    EXPECT_NO_THROW(h.view(4, {3}));                // ends inside one, at the end
 }
 
 }  // namespace

@@ -8,13 +8,14 @@
 // zeros keep the read in bounds and make the bad row stand out, where clamping would pass off
 // the first or last token's embedding as a plausible answer.
 //
-// A weight larger than one storage binding (maxStorageBufferBindingSize: a 1B-parameter
-// model's fp32 table is about 1 GB) is refused with an error naming the sizes; splitting the
-// table over several bindings is left for later.
+// A weight larger than one storage binding (maxStorageBufferBindingSize, 128 MiB by default: a
+// 1B-parameter model's fp32 table is about 1 GB) is bound in ranges of rows, one dispatch each
+// (ops/common/row_split.h); only maxBufferSize, checked when the table is allocated, bounds it.
 #include <fmt/format.h>
 
 #include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
+#include "ops/common/row_split.h"
 #include "ops/llm/embedding.h"
 #include "ops/llm/embedding.wgsl.h"
 #include "ops/registry.h"
@@ -24,8 +25,9 @@ namespace {
 
 struct EmbeddingParams {
     uint32_t total, dim, rows, count;
+    uint32_t first, part_rows, pad0, pad1;  // the rows of the table this dispatch binds
 };
-static_assert(sizeof(EmbeddingParams) == 16);
+static_assert(sizeof(EmbeddingParams) == 32);
 
 class Embedding final : public BuiltinOp {
   public:
@@ -60,15 +62,6 @@ class Embedding final : public BuiltinOp {
         want.push_back(weight.shape()[1]);
         expect_shape(args, out, want, "out");
 
-        const uint64_t weight_bytes = uint64_t(weight.numel()) * device_size(weight.dtype());
-        const uint64_t limit = rec.device().limits.max_storage_binding_bytes;
-        if (weight_bytes > limit) {
-            args.fail(fmt::format(
-                "weight {} {} takes {} bytes, more than the device's maxStorageBufferBindingSize "
-                "of {} bytes; embedding tables split over several bindings are not supported "
-                "yet.",
-                shape_string(weight.shape()), dtype_name(weight.dtype()), weight_bytes, limit));
-        }
         expect_indexable(args, weight, "weight");
         expect_indexable(args, out, "out");
 
@@ -80,13 +73,33 @@ class Embedding final : public BuiltinOp {
 
 void record_row_gather(Recorder& rec, std::string_view label, const Tensor& table,
                        const Tensor& indices, const Tensor& out, int64_t rows, int64_t row_elems) {
-    const EmbeddingParams p{uint32_t(out.numel()), uint32_t(row_elems), uint32_t(rows),
-                            uint32_t(std::max<int64_t>(1, indices.numel()))};
+    const uint32_t count = uint32_t(std::max<int64_t>(1, indices.numel()));
+    // Only a table of one block (P = 1) has contiguous rows to split; a larger one of several
+    // blocks stays whole, and the recording refuses its binding by name.
+    const bool one_block = out.numel() == int64_t(count) * row_elems;
+    const uint64_t row_bytes = uint64_t(row_elems) * device_size(table.dtype());
+    const std::vector<RowRange> parts =
+        one_block ? split_rows(rec.device().limits, rows, row_bytes, {},
+                               fmt::format("{}: table {} {}", label, dtype_name(table.dtype()),
+                                           shape_string(table.shape())))
+                  : std::vector<RowRange>{{0, rows}};
     const uint32_t wg = rec.workgroup_size(128);
     Kernel k = rec.kernel(fmt::format("{}/{}", label, wgsl_scalar(table.dtype())),
                           wgsl_alias(table.dtype()) + std::string(wgsl::ops_llm_embedding),
                           {{"WG", double(wg)}});
-    rec.dispatch(k, {table, indices, out, Binding::uniform(p)}, rec.grid_1d(p.total, wg));
+    for (const RowRange& part : parts) {
+        const EmbeddingParams p{uint32_t(out.numel()),
+                                uint32_t(row_elems),
+                                uint32_t(rows),
+                                count,
+                                uint32_t(part.first),
+                                uint32_t(part.count),
+                                0,
+                                0};
+        const Tensor bound =
+            parts.size() == 1 ? table : table.view(part.first * row_elems, {part.count, row_elems});
+        rec.dispatch(k, {bound, indices, out, Binding::uniform(p)}, rec.grid_1d(p.total, wg));
+    }
 }
 
 const Op& embedding_op() {

@@ -7,6 +7,7 @@
 
 #include "core/dispatch_geometry.h"
 #include "ops/common/math.wgsl.h"
+#include "ops/common/row_split.h"
 #include "ops/common/wgsl_types.h"
 #include "ops/matmul/gemm_epilogue.wgsl.h"
 #include "ops/matmul/gemm_params.wgsl.h"
@@ -54,10 +55,18 @@ DType call_dtype(std::string_view label, const GemmCall& call, const DeviceInfo&
     return dt;
 }
 
-// The clamp bounds of the epilogue, unbounded where absent.
+// The clamp bounds of the epilogue, unbounded where absent, and C's row stride.
 GemmUniform uniform_for(const GemmCall& call) {
     const float inf = std::numeric_limits<float>::infinity();
-    return GemmUniform{call.p, 0, 1, call.out_min.value_or(-inf), call.out_max.value_or(inf)};
+    return GemmUniform{call.p,
+                       0,
+                       1,
+                       call.out_min.value_or(-inf),
+                       call.out_max.value_or(inf),
+                       call.c_row_stride ? call.c_row_stride : call.p.N,
+                       0,
+                       0,
+                       0};
 }
 
 bool has_clamp(const GemmCall& call) { return call.out_min || call.out_max; }
@@ -164,12 +173,46 @@ void record_splitk_reduce(Recorder& rec, std::string_view label, const GemmCall&
                  rec.grid_1d(outputs, wg));
 }
 
+// A weight B [N, K] (trans_b) larger than one storage binding: one GEMM per range of its rows,
+// each computing those columns of C. C, the residual, the bias and a per-column scale are bound
+// from the range's first column on (split_rows keeps those starts aligned too) and C's rows stay
+// the full width apart, so every part writes its columns in place.
+void record_column_parts(Recorder& rec, std::string_view label, const GemmCall& call) {
+    const GemmParams& p = call.p;
+    const uint64_t es = device_size(call.b.dtype());
+    const std::vector<RowRange> parts =
+        split_rows(rec.device().limits, p.N, uint64_t(p.K) * es, {es},
+                   fmt::format("{}: weight {} {}", label, dtype_name(call.b.dtype()),
+                               shape_string(call.b.shape())));
+    const auto from = [](const Tensor& t, int64_t first) {
+        return t.view(first, {t.numel() - first});
+    };
+    for (const RowRange& r : parts) {
+        GemmCall part = call;
+        part.b = call.b.view(r.first * p.K, {r.count, int64_t(p.K)});
+        part.p.N = static_cast<uint32_t>(r.count);
+        part.c_row_stride = call.c_row_stride ? call.c_row_stride : p.N;
+        part.c = from(call.c, r.first);
+        if (call.residual) part.residual = from(*call.residual, r.first);
+        if (call.bias && p.bias_col_stride) {
+            part.bias = from(*call.bias, r.first * p.bias_col_stride);
+        }
+        if (call.scale && !call.scale_rows) part.scale = from(*call.scale, r.first);
+        record_gemm(rec, label, part);  // its B fits one binding: no further split
+    }
+}
+
 }  // namespace
 
 void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     const GemmParams& p = call.p;
     const DeviceInfo& device = rec.device();
     const DType dt = call_dtype(label, call, device);
+    if (call.trans_b && !call.conv && p.batch == 1 &&
+        call.b.device_bytes() > device.limits.max_storage_binding_bytes) {
+        record_column_parts(rec, label, call);
+        return;
+    }
     if (call.conv && (call.trans_b || call.scale || call.variant == kGemvVariant ||
                       call.conv->kH == 0 || call.conv->kW == 0)) {
         throw InvalidArgument(fmt::format(
@@ -206,7 +249,10 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     u.k_chunk = split.k_chunk;
     // With split K the tile pass writes [batch * splits, M, N] partial sums to a scratch.
     GemmUniform tile_u = u;
-    if (split.splits > 1) tile_u.p.c_batch_stride = p.M * p.N;
+    if (split.splits > 1) {
+        tile_u.p.c_batch_stride = p.M * p.N;
+        tile_u.c_row_stride = p.N;
+    }
 
     // vec4 access needs every row (and batch) of the operand to start on a multiple of 4
     // elements along the direction the four lanes run. The same test serves float16: a vec4<f16>
@@ -218,7 +264,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.vec_a = (call.trans_a ? p.M : p.K) % 4 == 0 && p.a_batch_stride % 4 == 0;
     // An implicit-GEMM convolution's B is gathered by scalars (gemm_implicit_conv.wgsl).
     f.vec_b = !call.conv && (call.trans_b ? p.K : p.N) % 4 == 0 && p.b_batch_stride % 4 == 0;
-    f.vec_c = p.N % 4 == 0 && tile_u.p.c_batch_stride % 4 == 0;
+    f.vec_c = p.N % 4 == 0 && tile_u.p.c_batch_stride % 4 == 0 && tile_u.c_row_stride % 4 == 0;
     f.has_bias = call.bias.has_value() && p.beta != 0.f;
     f.has_residual = call.residual.has_value();
     f.has_clamp = has_clamp(call);

@@ -35,13 +35,14 @@ static_assert(offsetof(GemmParams, alpha) == 40);
 
 // Mirrors `struct Params` of gemm_params.wgsl, the uniform of gemm.wgsl, gemv.wgsl and
 // gemm_splitk_reduce.wgsl: the caller's parameters and what record_gemm decides (split K) or
-// takes from GemmCall (the clamp).
+// takes from GemmCall (the clamp, C's row stride).
 struct GemmUniform {
     GemmParams p;
     uint32_t k_chunk, splits;
     float out_min, out_max;
+    uint32_t c_row_stride, pad0, pad1, pad2;
 };
-static_assert(sizeof(GemmUniform) == 64);
+static_assert(sizeof(GemmUniform) == 80);
 
 // Mirrors `struct ConvGeometry` of gemm_implicit_conv.wgsl: where an implicit-GEMM convolution's
 // B operand (GemmCall::conv) gathers from. B is then the input [batch, C_in, H_in, W_in] read as
@@ -86,11 +87,16 @@ struct GemmCall {
     // B is a convolution's input gathered as its unfolded matrix (an implicit GEMM, see
     // GemmConvGeometry); always the tile kernel; not with trans_b or a scale.
     std::optional<GemmConvGeometry> conv;
+    // Elements between the rows of C and of the residual (0: N). Larger when C is a range of
+    // the columns of a wider matrix: one part of a weight too large for one binding.
+    uint32_t c_row_stride = 0;
 };
 
-// Records one GEMM dispatch. Strides and sizes must describe elements inside the tensors (the
-// callers' checks); throws InvalidArgument when the grid exceeds the device's limits or the
-// named variant is unknown or does not fit the device.
+// Records one GEMM dispatch (two with split K). Strides and sizes must describe elements inside
+// the tensors (the callers' checks); throws InvalidArgument when the grid exceeds the device's
+// limits or the named variant is unknown or does not fit the device. A B [N, K] read transposed
+// (a linear layer's weight) larger than one storage binding, in a GEMM of one batch, is bound
+// in ranges of its rows (ops/common/row_split.h), one GEMM each computing those columns of C.
 void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call);
 
 // The form addmm and linear use: c = alpha * a @ op(b) + beta * bias, trans_b: b holds [N, K].

@@ -3,7 +3,9 @@
 // op(A) is [M, K]: A stored [M, K], or [K, M] read transposed (TRANS_A). op(B) is [K, N]: B stored
 // [K, N], or [N, K] read transposed (a linear layer's weight, TRANS_B). The bias is read at
 // bias_batch_stride * z + bias_row_stride * r + bias_col_stride * c, so any operand
-// broadcastable to [M, N] works in place (stride 0 where it broadcasts).
+// broadcastable to [M, N] works in place (stride 0 where it broadcasts). The rows of C and of
+// the residual are c_row_stride apart: N, or the full width when C is a range of the columns
+// of a wider output (a weight bound in parts, gemm.h).
 //
 // Tiling: a workgroup of WG_X x WG_Y invocations computes a BM x BN tile of C; each invocation
 // a TM x TN block of it in registers (BM = WG_Y * TM, BN = WG_X * TN). The invocation's rows are

@@ -323,11 +323,11 @@ std::string store_c_step(const GemmShapeFlags& f) {
     if (f.vec_c) {
         return fmt::format(
             "    if (c < params.N) {{\n"
-            "        C[(base + r * params.N + c) / 4u] = {};\n"
+            "        C[(base + r * params.c_row_stride + c) / 4u] = {};\n"
             "    }}\n",
             c_f16 ? "vec4<f16>(v)" : "v");
     }
-    std::string st = "    let at = base + r * params.N + c;\n";
+    std::string st = "    let at = base + r * params.c_row_stride + c;\n";
     for (int j = 0; j < 4; ++j) {
         st += fmt::format(
             "    if (c + {}u < params.N) {{ C[at + {}u] = {}; }}\n", j, j,
@@ -339,14 +339,14 @@ std::string store_c_step(const GemmShapeFlags& f) {
 // Residual loads widen to f32.
 std::string add_residual_step(const GemmShapeFlags& f) {
     if (f.vec_c) {
-        const std::string load = "residual[(base + r * params.N + c) / 4u]";
+        const std::string load = "residual[(base + r * params.c_row_stride + c) / 4u]";
         return fmt::format(
             "        if (c < params.N) {{\n"
             "            v += {};\n"
             "        }}\n",
             f.f16 ? "vec4<f32>(" + load + ")" : load);
     }
-    std::string st = "        let at = base + r * params.N + c;\n";
+    std::string st = "        let at = base + r * params.c_row_stride + c;\n";
     for (int j = 0; j < 4; ++j) {
         const std::string load = fmt::format("residual[at + {}u]", j);
         st += fmt::format("        if (c + {}u < params.N) {{ v.{} += {}; }}\n", j, kLanes[j],

@@ -17,5 +17,7 @@ struct Params {
     splits: u32,   // split K: chunks per batch
     out_min: f32,  // clamp epilogue
     out_max: f32,
+    c_row_stride: u32,  // elements between rows of C and of the residual: N, or more for a
+                        // part of a wider C (a weight bound in parts)
 }
 

@@ -2,8 +2,8 @@
 // each output and applies the epilogue the first pass left out,
 //   C[z][r, c] = clamp(act(alpha * sum_s partial[z * splits + s][r, c] + beta * bias) * scale
 //                      + residual, out_min, out_max)
-// (the residual read in C's layout; act: ACTIVATION, GemmActivation's value; the scale per
-// column, or per row with SCALE_ROWS).
+// (the residual read in C's layout, rows c_row_stride apart; act: ACTIVATION, GemmActivation's
+// value; the scale per column, or per row with SCALE_ROWS).
 // One invocation per output element, c fastest, so reads and writes coalesce; the chunks are
 // added in order, so the result does not depend on scheduling.
 // The partial sums are float32; bias, residual, scale and C are of the storage type S (f32 or
@@ -42,6 +42,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
     for (var s = 0u; s < params.splits; s++) {
         sum += partial[(z * params.splits + s) * mn + i];
     }
-    let at = z * params.c_batch_stride + i;
+    let at = z * params.c_batch_stride + r * params.c_row_stride + c;
     C[at] = S(epilogue(sum, z, r, c, at));
 }

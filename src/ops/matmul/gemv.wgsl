@@ -1,6 +1,6 @@
 // The GEMM family's kernel for few rows of A (a batch-1 linear layer is one row): the same
 // C[z] = alpha * A[z] @ op(B[z]) + beta * bias, with the same Params and bindings as gemm.wgsl,
-// for A stored [M, K]. Such a product is bound by reading B once, which the tile kernel does
+// for A stored [M, K] (C's rows c_row_stride apart, as there). Such a product is bound by reading B once, which the tile kernel does
 // badly: its BM-row tiles would stay almost empty and its few workgroups would walk K serially.
 // Here each workgroup row (workgroup_id.y) is one row of A, and the invocations of a workgroup
 // split K between them and add their partial sums in workgroup memory, so many workgroups each
@@ -88,7 +88,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     }
 
     if (slice == 0u && inside) {
-        let at = z * params.c_batch_stride + m * N + col;
+        let at = z * params.c_batch_stride + m * params.c_row_stride + col;
         C[at] = S(epilogue(partial[t], z, m, col, at));
     }
 }
