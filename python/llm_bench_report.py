@@ -1,0 +1,131 @@
+"""The LLM benchmark's JSON lines (scripts/device-llm-bench.sh) as a markdown table.
+
+Bytes per decode token = the weights a step reads (all but the embedding table, from the "model"
+line) + the K and V cache read up to the step's position (its mean over the decode), at the
+row's element size. Decode GB/s is that times decode tok/s; "% of copy" compares it with the
+device-to-device copy (bytes read + written per second), the memory ceiling of the machine.
+"same tokens" counts the leading greedy tokens equal to PyTorch fp32 eager's: different
+engines agree on a model only while no two logits are within rounding of each other.
+
+Usage: python llm_bench_report.py RESULTS.jsonl [--out report.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
+
+
+def bytes_per_token(model: dict, row: dict) -> float:
+    size = ELEMENT_BYTES[row["precision"]]
+    # The step at position p reads p + 1 cached positions; the decode runs from the prompt's end.
+    cached = row["prompt_tokens"] + (row["decode_tokens"] + 1) / 2
+    return size * (model["weights_read_per_token"] + model["kv_per_position"] * cached)
+
+
+def count(n: float) -> str:
+    return f"{n / 1e9:.3f} B" if n >= 1e9 else f"{n / 1e6:.3f} M"
+
+
+def num(x: float) -> str:
+    """Three significant digits without exponents for the sizes seen here (0.01 to 10,000)."""
+    return f"{x:.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def agreement(row: dict, reference: list[int] | None) -> str:
+    tokens = row.get("tokens")
+    if not tokens or not reference:
+        return "–"
+    same = next((i for i, (a, b) in enumerate(zip(tokens, reference)) if a != b), min(len(tokens), len(reference)))
+    return f"{same}/{min(len(tokens), len(reference))}"
+
+
+def torch_attention_note(model: dict, row: dict) -> str:
+    """What PyTorch's step moves beyond the counted bytes: the model class reads the whole cache
+    and writes, then reads, K and V expanded to every query head (repeat_interleave)."""
+    p, context = model["params"], row["max_context_len"]
+    cache = model["kv_per_position"] * context * ELEMENT_BYTES[row["precision"]]
+    expanded = 2 * cache * p["n_heads"] // p["n_kv_heads"]
+    return (
+        f"PyTorch's attention ({row['precision']}) reads all {context} cached positions and writes and "
+        f"reads them expanded to every head: {(cache + expanded) / 1e9:.2f} GB a step beyond the bytes counted."
+    )
+
+
+def table(records: list[dict]) -> str:
+    model = next((r for r in records if r.get("kind") == "model"), None)
+    copy = next((r for r in reversed(records) if r.get("kind") == "copy"), None)
+    results = [r for r in records if r.get("kind") == "result"]
+    done = [r for r in results if "decode_tokens_per_s" in r]
+    reference = next(
+        (r["tokens"] for r in done if (r["engine"], r["precision"], r["mode"]) == ("pytorch", "fp32", "eager")), None
+    )
+    lines = []
+    if model:
+        p = model["params"]
+        lines.append(
+            f"Model: {model['size']} (dim {p['dim']}, {p['n_layers']} layers, {p['n_heads']}/{p['n_kv_heads']} "
+            f"heads, vocab {p['vocab_size']}), {count(model['parameters'])} parameters, "
+            f"{count(model['weights_read_per_token'])} read per decode step (and "
+            f"{model['kv_per_position']} cache elements per position)."
+        )
+    if copy:
+        lines.append(
+            f"Copy bandwidth ({copy['device']}): {copy['gb_per_s']:.0f} GB/s read + written "
+            f"({copy['bytes_copied'] / 2**30:.2f} GiB copied in {copy['ms']:.3f} ms)."
+        )
+    devices = {(r["engine"], r.get("device")) for r in done}
+    lines += [f"{engine} ran on {device}." for engine, device in sorted(devices, key=str) if device]
+    lines += [
+        "",
+        "| engine | precision | mode | prompt | prefill tok/s | decode tok/s | ms / token | decode GB/s "
+        "| % of copy | same tokens |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in done:
+        rate = r["decode_tokens_per_s"]
+        mode = r["mode"]
+        if r.get("cudagraph_skips"):
+            mode += f" ({r['cudagraph_skips']} graphs not captured)"
+        gbs = bytes_per_token(model, r) * rate / 1e9 if model else None
+        share = f"{num(100 * gbs / copy['gb_per_s'])}%" if gbs and copy else "–"
+        lines.append(
+            f"| {r['engine']} | {r['precision']} | {mode} | {r['prompt_tokens']} "
+            f"| {r['prefill_tokens_per_s']:.0f} | {rate:.1f} | {1e3 / rate:.2f} "
+            f"| {num(gbs) if gbs is not None else '–'} | {share} | {agreement(r, reference)} |"
+        )
+    failed = [r for r in results if "decode_tokens_per_s" not in r]
+    notes = [r["text"] for r in records if r.get("kind") == "note"]
+    if failed or notes or done:
+        lines.append("")
+    for r in failed:
+        why = r.get("error") or r.get("skipped") or "no result"
+        lines.append(f"- {r['engine']} {r['precision']} {r['mode']}: {why.splitlines()[0][:300]}")
+    lines += [f"- {text}" for text in notes]
+    seen = set()
+    for r in done:
+        if model and r["engine"] == "pytorch" and "max_context_len" in r and ELEMENT_BYTES[r["precision"]] not in seen:
+            seen.add(ELEMENT_BYTES[r["precision"]])
+            lines.append(f"- {torch_attention_note(model, r)}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    records = [json.loads(line) for line in args.results.read_text().splitlines() if line.strip()]
+    text = table(records)
+    sys.stdout.write(text)
+    if args.out:
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# The LLM benchmark in one call on the lent GPU machine: Llama 3.2 1B's shapes with seeded random
+# weights, exported by ExecuTorch's own export_llama (fp32, and --vulkan-force-fp16), run by
+# `wgx generate`, against PyTorch on CUDA with the exporter's own model class, and a
+# device-to-device copy as the memory ceiling. Steps, each guarded (a failure leaves the others):
+#   wheels   .whl/*.whl and .whl/llm/*.whl into $SITE, unless executorch imports already
+#   model    params.json, ckpt.pth, prompt.txt in $WORK (python/llm_bench_model.py; kept while
+#            the machine stays, so a second call skips it and the exports)
+#   export   the two export_llama runs in parallel, in the background (python/llm_bench_export.py)
+#   torch    python/bench_llm_torch.py: eager and CUDA graphs, fp32/tf32/fp16/bf16, while the
+#            exports run (they take the CPU, the peer the GPU; SERIAL=1 runs it after them)
+#   wgx      python/bench_llm_wgx.py: fp32.pte, fp32.pte with --f16, force16.pte
+#   compile  the peer again with torch.compile(mode="reduce-overhead"), in the time left
+#   report   python/llm_bench_report.py -> report.md
+# Writes into OUT_DIR (8 files at most): results.jsonl, report.md, bench.log, torch.log,
+# wgx.log, export-fp32.log, export-force16.log. Carry: .whl (with .whl/llm from
+# scripts/fetch-device-llm-wheels.sh), .device and .gl (scripts/pack-for-device.sh).
+#   usage: scripts/device-llm-bench.sh [--small] [OUT_DIR]      (OUT_DIR default $OUT)
+#   --small: the test fixture's tiny dims, for a check on a CPU (PyTorch on the CPU, wgx on
+#            lavapipe): PYTHON=/tmp/py312/bin/python WGX=build/wgx scripts/device-llm-bench.sh --small /tmp/o
+#   env: PYTHON (python3), WGX (.device/wgx, else build/wgx), SITE (/tmp/site), WORK
+#        (/tmp/llm-bench-full|small), BUDGET (seconds for the whole run, 520), NEW_TOKENS,
+#        COMPILE (precisions for torch.compile, "fp32,fp16"; empty: none), SERIAL (0),
+#        TRACE_DEPTH (16: python/llm_bench_export.py's bound)
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+size=full
+if [ "${1:-}" = --small ]; then size=small; shift; fi
+out=${1:-${OUT:?usage: scripts/device-llm-bench.sh [--small] OUT_DIR}}
+py=${PYTHON:-python3}
+site=${SITE:-/tmp/site}
+work=${WORK:-/tmp/llm-bench-$size}
+budget=${BUDGET:-520}
+wgx=${WGX:-.device/wgx}
+[ -x "$wgx" ] || wgx=build/wgx
+if [ $size = full ]; then
+    tokens=${NEW_TOKENS:-128} copy_gib=4 torch_repeats=5 wgx_repeats=3 profile_runs=20
+else
+    tokens=${NEW_TOKENS:-16} copy_gib=0.25 torch_repeats=3 wgx_repeats=2 profile_runs=5
+fi
+compile=${COMPILE-fp32,fp16}
+trace_depth=${TRACE_DEPTH:-16}
+repo=$PWD
+mkdir -p "$out" "$work"
+out=$(cd "$out" && pwd)
+results=$out/results.jsonl
+: > "$results"
+exec > >(tee -a "$out/bench.log") 2>&1
+tee_pid=$!
+
+log() { printf '[llm-bench %s +%3ds] %s\n' "$(date +%H:%M:%S)" "$SECONDS" "$*"; }
+left() { echo $((budget - SECONDS)); }
+# A step's time limit: its own, or what the budget leaves after a reserve for the steps after it
+# (at least 1: `timeout 0` would mean no limit).
+limit() {
+    local own=$1 reserve=$2 rest
+    rest=$(($(left) - reserve))
+    rest=$((own < rest ? own : rest))
+    echo $((rest > 0 ? rest : 1))
+}
+# A line for the report, beside the measurements.
+note() { printf '{"kind": "note", "text": "%s"}\n' "$*" >> "$results"; }
+
+log "size $size, $tokens new tokens, budget ${budget}s, work $work, wgx $wgx"
+export PYTHONPATH=$site:$PWD/python PYTHONUNBUFFERED=1
+# The exporter's own imports too: a $SITE from scripts/device-export-full.sh lacks .whl/llm's.
+if ! "$py" -c 'import executorch, omegaconf, pytorch_tokenizers' 2>/dev/null; then
+    log "installing the carried wheels into $site"
+    shopt -s nullglob
+    "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target "$site" .whl/*.whl .whl/llm/*.whl || log "wheel install FAILED"
+    shopt -u nullglob
+fi
+# ExecuTorch serializes the Vulkan graph through flatc; the wheel carries one.
+flatc=$site/executorch/data/bin/flatc
+[ -f "$flatc" ] && chmod +x "$flatc" && export FLATC_EXECUTABLE=$flatc
+"$py" -c 'import torch, executorch.version as v; print("torch", torch.__version__, "executorch",
+    v.__version__, "cuda", torch.cuda.is_available())' || log "executorch does not import"
+
+# The Vulkan loader and the packed libraries, as scripts/pack-for-device.sh describes.
+if [ -d .gl ] && ! ldconfig -p | grep -q libvulkan.so.1; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+fi
+[ -d .device/lib ] && export LD_LIBRARY_PATH=$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -f "$icd" ] && export VK_DRIVER_FILES=${VK_DRIVER_FILES:-$icd}
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+
+log "model: params, seeded weights, prompt (kept if $work has them from the same arguments)"
+small_flag=()
+[ $size = small ] && small_flag=(--small)
+if ! "$py" python/llm_bench_model.py "$work" "${small_flag[@]}" --reuse >> "$results"; then
+    log "model FAILED: nothing else can run"
+    exit 1
+fi
+log "model: $(du -h "$work/ckpt.pth" | cut -f1) checkpoint"
+
+# One export_llama run in the background, which writes its duration into $work/NAME.seconds; a
+# .pte already there from this checkpoint is kept. python/llm_bench_export.py is export_llama
+# with executorch 1.2.0's exponential Vulkan lookahead bounded (its docstring says why).
+export_pte() {
+    local name=$1; shift
+    if [ "$work/$name.pte" -nt "$work/ckpt.pth" ]; then
+        log "export $name: kept from an earlier call"
+        return 0
+    fi
+    rm -f "$work/$name.pte" "$work/$name.seconds"
+    (cd "$work" && t0=$SECONDS && timeout "$(limit 900 150)" "$py" \
+        "$repo/python/llm_bench_export.py" --trace-depth "$trace_depth" --model llama3_2 \
+        --checkpoint ckpt.pth --params params.json -kv --use_sdpa_with_kv_cache --vulkan \
+        --max_seq_length 128 --max_context_length 2048 -d fp32 "$@" --output_name "$name.tmp.pte" &&
+        mv "$name.tmp.pte" "$name.pte" && echo $((SECONDS - t0)) > "$name.seconds") \
+        > "$out/export-$name.log" 2>&1 &
+    pids[$name]=$!
+    log "export $name: started (pid ${pids[$name]})"
+}
+declare -A pids=()
+note "export_llama ran through python/llm_bench_export.py: executorch 1.2.0's Vulkan memory tagging with its lookahead bounded to $trace_depth (unbounded, 16 layers do not lower in minutes)."
+export_pte fp32
+export_pte force16 --vulkan-force-fp16
+
+# Waits for the exports, with a progress line every 30 seconds.
+wait_exports() {
+    local name shown=$SECONDS running
+    while true; do
+        running=()
+        for name in "${!pids[@]}"; do
+            kill -0 "${pids[$name]}" 2>/dev/null && running+=("$name")
+        done
+        [ ${#running[@]} -eq 0 ] && break
+        if [ $((SECONDS - shown)) -ge 30 ]; then
+            log "export running: ${running[*]}; memory in use: $(free -g 2>/dev/null | awk '/Mem:/ {print $3}') GiB"
+            shown=$SECONDS
+        fi
+        sleep 2
+    done
+    for name in "${!pids[@]}"; do
+        if wait "${pids[$name]}"; then
+            log "export $name: done in $(cat "$work/$name.seconds")s, $(du -h "$work/$name.pte" | cut -f1)"
+            note "export_llama $name.pte: $(cat "$work/$name.seconds") s, $(du -h "$work/$name.pte" | cut -f1)"
+        else
+            log "export $name: FAILED (exit $?); end of export-$name.log:"
+            tail -5 "$out/export-$name.log"
+        fi
+    done
+    pids=()
+}
+
+# usage: torch_peer OWN_LIMIT RESERVE ARGS...
+torch_peer() {
+    local seconds
+    seconds=$(limit "$1" "$2")
+    log "torch (${seconds}s at most): ${*:3}"
+    timeout "$seconds" "$py" python/bench_llm_torch.py "$work" --out "$results" \
+        --new-tokens "$tokens" --repeats "$torch_repeats" "${@:3}" >> "$out/torch.log" 2>&1 ||
+        log "torch: FAILED or stopped (exit $?); see torch.log"
+}
+
+if [ "${SERIAL:-0}" = 1 ]; then
+    wait_exports
+elif [ ${#pids[@]} -gt 0 ]; then
+    note "PyTorch eager and graph ran while the exports ran (two processes on the CPU); SERIAL=1 runs them after."
+fi
+# Leaves the wgx runs and the report about 150 seconds.
+torch_peer 300 150 --copy-gib "$copy_gib"
+wait_exports
+
+# usage: wgx_run NAME SHARE ARGS...: NAME.pte in the SHARE-th part of the time left (less a
+# reserve for the report), so that a slow load cannot take the later runs' time.
+wgx_run() {
+    local pte=$work/$1.pte share=$2
+    shift 2
+    if [ ! -f "$pte" ]; then
+        log "wgx $*: no $(basename "$pte")"
+        return 0
+    fi
+    local seconds=$(($(limit 9999 20) / share))
+    log "wgx (${seconds}s at most): $(basename "$pte") $*"
+    "$py" python/bench_llm_wgx.py --wgx "$wgx" --pte "$pte" --prompt "$work/prompt.txt" \
+        --new-tokens "$tokens" --repeats "$wgx_repeats" --time-limit "$seconds" --device "$adapter" \
+        --out "$results" "$@" >> "$out/wgx.log" 2>&1 || log "wgx: FAILED (see results.jsonl and wgx.log)"
+}
+{ "$wgx" --version && "$wgx" info --device; } > "$out/wgx.log" 2>&1 || log "wgx info --device FAILED"
+adapter=$(sed -n 's/^Chosen: #[0-9]* //p' "$out/wgx.log")
+note "wgx: medians of up to $wgx_repeats fresh processes; a prefill there includes the program's first recording (PyTorch's rates are warm medians; its first prefill is first_prefill_ms)."
+# The compile step after them is worth less than these: the third share is what is left.
+wgx_run fp32 4 --precision fp32 --mode "fp32.pte" --profile-runs "$profile_runs"
+wgx_run fp32 3 --precision fp16 --mode "fp32.pte --f16"
+wgx_run force16 2 --precision fp16 --mode "force16.pte" --profile-runs "$profile_runs"
+
+if [ -n "$compile" ] && "$py" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())'; then
+    if [ "$(left)" -gt 60 ]; then
+        torch_peer 600 15 --modes compile --precisions "$compile" --copy-gib 0
+    else
+        log "compile: skipped, $(left)s left"
+    fi
+fi
+
+log "report"
+"$py" python/llm_bench_report.py "$results" --out "$out/report.md" || log "report FAILED"
+# What comes back is at most 16 MiB a file: keep the ends of the logs.
+for f in "$out"/*.log; do
+    if [ "$(stat -c %s "$f")" -gt 15000000 ]; then
+        tail -c 15000000 "$f" > "$f.tail" && mv "$f.tail" "$f"
+    fi
+done
+log "done"
+# Lets tee write the last lines into bench.log before the call returns.
+exec >&- 2>&-
+wait "$tee_pid"
