@@ -21,6 +21,7 @@
 #   env: PYTHON (python3), WGX (.device/wgx, else build/wgx), SITE (/tmp/site), WORK
 #        (/tmp/llm-bench-full|small), BUDGET (seconds for the whole run, 520), NEW_TOKENS,
 #        COMPILE (precisions for torch.compile, "fp32,fp16"; empty: none), SERIAL (0),
+#        PEER (1; 0 skips the PyTorch peer, for a second call whose first one measured it),
 #        TRACE_DEPTH (16: python/llm_bench_export.py's bound)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -163,7 +164,11 @@ elif [ ${#pids[@]} -gt 0 ]; then
     note "PyTorch eager and graph ran while the exports ran (two processes on the CPU); SERIAL=1 runs them after."
 fi
 # Leaves the wgx runs and the report about 150 seconds.
-torch_peer 300 150 --copy-gib "$copy_gib"
+if [ "${PEER:-1}" = 1 ]; then
+    torch_peer 300 150 --copy-gib "$copy_gib"
+else
+    log "torch: skipped (PEER=0)"
+fi
 wait_exports
 
 # usage: wgx_run NAME SHARE ARGS...: NAME.pte in the SHARE-th part of the time left (less a
@@ -189,7 +194,7 @@ wgx_run fp32 4 --precision fp32 --mode "fp32.pte" --profile-runs "$profile_runs"
 wgx_run fp32 3 --precision fp16 --mode "fp32.pte --f16"
 wgx_run force16 2 --precision fp16 --mode "force16.pte" --profile-runs "$profile_runs"
 
-if [ -n "$compile" ] && "$py" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())'; then
+if [ "${PEER:-1}" = 1 ] && [ -n "$compile" ] && "$py" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())'; then
     if [ "$(left)" -gt 60 ]; then
         torch_peer 600 15 --modes compile --precisions "$compile" --copy-gib 0
     else

@@ -14,7 +14,11 @@ rm -rf .device
 mkdir -p .device/lib
 cp "$BUILD/wgx" "$BUILD/tests/unit/wgx_tests" "$BUILD/tests/programs/wgx_program_tests" .device/
 cp third_party/wgpu-native/lib/libwgpu_native.so .device/lib/
-cp -L /usr/lib/x86_64-linux-gnu/libfmt.so.9 /usr/lib/x86_64-linux-gnu/libstb.so.0 .device/lib/
+# Every shared library the tool loads beyond the C and C++ runtimes (fmt, stb, the tokenizers'
+# re2, PCRE2 and SentencePiece, and theirs), which the other machine's image may lack.
+ldd "$BUILD/wgx" | awk '$3 ~ /^\// {print $3}' |
+    grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libdl|libpthread|librt)\.so' |
+    grep -v wgpu_native | xargs -r cp -L -t .device/lib/
 # The micro-benchmarks, when built.
 [ -x "$BUILD/bench/wgx_microbench" ] && cp "$BUILD/bench/wgx_microbench" .device/ && strip .device/wgx_microbench
 strip .device/wgx .device/wgx_tests .device/wgx_program_tests
