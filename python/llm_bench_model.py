@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import torch
+from export_llm import FAMILIES
 
 # Llama-3.2-1B as its params.json gives it. rope_scale_factor is written because export_llama
 # sets 32 for --model llama3_2 whatever the file says, and the PyTorch peer must build that rope.
@@ -35,17 +36,8 @@ FULL = {
     "vocab_size": 128256,
 }
 
-# The same architecture at the test fixture's dims (python/export_llm.py), for a run on a CPU.
-SMALL = {
-    **FULL,
-    "dim": 64,
-    "ffn_dim_multiplier": 1.0,
-    "multiple_of": 32,
-    "n_heads": 4,
-    "n_kv_heads": 2,
-    "n_layers": 2,
-    "vocab_size": 509,
-}
+# The same architecture at the test fixture's dims, for a run on a CPU.
+SMALL = dict(FAMILIES["llama3_2"]["params"])
 
 
 def build(params: dict, max_seq_len: int, max_context_len: int, kv_cache: bool, device="cpu"):

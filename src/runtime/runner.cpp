@@ -59,6 +59,7 @@ struct Runner::State {
     std::shared_ptr<BufferRef> live_buffer;
     Tensor live_ints;
     std::vector<int32_t> live_values;
+    std::vector<size_t> symint_ids;  // the values that are SymInts, found once at load
     std::vector<Recorded> recorded;  // most recently used last
 
     State(Context c, Program p)
@@ -67,14 +68,17 @@ struct Runner::State {
         live_buffer = context.state()->allocate(static_cast<uint64_t>(n) * 4, "live ints");
         live_ints = context.state()->make_tensor(live_buffer, 0, DType::i32, {n});
         live_values.assign(static_cast<size_t>(n), 0);
+        const auto& values = program.graph().values;
+        for (size_t id = 0; id < values.size(); ++id) {
+            if (std::holds_alternative<graph::SymInt>(values[id])) symint_ids.push_back(id);
+        }
     }
 
     // Only SymInts reach kernels as live integers (record_program.cpp); other integers, such
     // as a slice's end of INT64_MAX, are left out.
     void write_live_ints(const graph::RunSizes& sizes) {
-        const auto& values = program.graph().values;
-        for (size_t id = 0; id < sizes.ints.size(); ++id) {
-            if (id >= values.size() || !std::holds_alternative<graph::SymInt>(values[id])) continue;
+        for (const size_t id : symint_ids) {
+            if (id >= sizes.ints.size()) continue;
             const int64_t v = sizes.ints[id];
             if (v < INT32_MIN || v > INT32_MAX) {
                 throw InvalidArgument(fmt::format(

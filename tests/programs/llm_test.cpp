@@ -60,18 +60,23 @@ struct Fixture {
     }
 };
 
-std::vector<fs::path> fixture_programs() {
+// The programs named `files` of every fixture directory, sorted.
+std::vector<fs::path> programs_named(std::initializer_list<const char*> files) {
     std::vector<fs::path> out;
     const fs::path root = fs::path(WGX_TESTS_DIR) / "llm";
     if (!fs::is_directory(root)) return out;
     for (const auto& e : fs::directory_iterator(root)) {
         if (!fs::exists(e.path() / "meta.json")) continue;
-        for (const char* file : {"model.pte", "plain.pte", "static.pte"}) {
+        for (const char* file : files) {
             if (fs::exists(e.path() / file)) out.push_back(e.path() / file);
         }
     }
     std::sort(out.begin(), out.end());
     return out;
+}
+
+std::vector<fs::path> fixture_programs() {
+    return programs_named({"model.pte", "plain.pte", "static.pte"});
 }
 
 double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
@@ -267,21 +272,11 @@ void PrintTo(const Float16Case& c, std::ostream* os) {
 
 std::vector<Float16Case> float16_cases() {
     std::vector<Float16Case> out;
-    for (const fs::path& p : fixture_programs()) {
-        if (!fs::exists(p.parent_path() / "logits16.npy")) continue;
-        if (p.filename() == "model.pte") out.push_back({p, true});
-    }
-    const fs::path root = fs::path(WGX_TESTS_DIR) / "llm";
-    if (!fs::is_directory(root)) return out;
-    for (const auto& e : fs::directory_iterator(root)) {
-        if (!fs::exists(e.path() / "logits16.npy")) continue;
-        for (const char* file : {"fp16.pte", "force16.pte"}) {
-            if (fs::exists(e.path() / file)) out.push_back({e.path() / file, false});
+    for (const fs::path& p : programs_named({"model.pte", "fp16.pte", "force16.pte"})) {
+        if (fs::exists(p.parent_path() / "logits16.npy")) {
+            out.push_back({p, p.filename() == "model.pte"});
         }
     }
-    std::sort(out.begin(), out.end(), [](const Float16Case& a, const Float16Case& b) {
-        return std::tie(a.program, a.float16_option) < std::tie(b.program, b.float16_option);
-    });
     return out;
 }
 
