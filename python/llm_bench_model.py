@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import torch
+
 from export_llm import FAMILIES
 
 # Llama-3.2-1B as its params.json gives it. rope_scale_factor is written because export_llama
