@@ -12,6 +12,7 @@
 
 #include "bench_profile.h"
 #include "commands.h"
+#include "llm_common.h"
 #include "text/chat.h"
 #include "text/tokenizer.h"
 #include "wgx/wgx.h"
@@ -34,6 +35,7 @@ struct GenerateOptions {
     bool float16 = false;
     bool profile = false;
     int profile_runs = 10;
+    int warmup = 0;
     size_t top = 30;
     bool chat = false;
     std::string system;
@@ -41,57 +43,6 @@ struct GenerateOptions {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double parse_number(const std::string& text, const char* what) {
-    try {
-        size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used == text.size()) return v;
-    } catch (const std::exception&) {}
-    throw InvalidArgument(fmt::format("{} \"{}\" is not a number.", what, text));
-}
-
-// "1,2,3" -> {1, 2, 3}.
-std::vector<int64_t> parse_tokens(const std::string& text) {
-    std::vector<int64_t> out;
-    size_t at = 0;
-    while (at <= text.size()) {
-        const size_t comma = std::min(text.find(',', at), text.size());
-        const std::string item = text.substr(at, comma - at);
-        try {
-            size_t used = 0;
-            out.push_back(std::stoll(item, &used));
-            if (used != item.size()) throw std::invalid_argument(item);
-        } catch (const std::exception&) {
-            throw InvalidArgument(
-                fmt::format("--prompt-tokens: \"{}\" is not a token id (expected 1,2,3).", item));
-        }
-        at = comma + 1;
-    }
-    return out;
-}
-
-// One integer that a constant method returns, if the file has that method.
-std::optional<int64_t> constant_int(const std::vector<ConstantMethod>& methods,
-                                    std::string_view name) {
-    for (const auto& m : methods) {
-        if (m.name == name && m.values.size() == 1) {
-            if (const auto* v = std::get_if<int64_t>(&m.values[0])) return *v;
-        }
-    }
-    return std::nullopt;
-}
-
-std::set<int64_t> eos_ids(const std::vector<ConstantMethod>& methods) {
-    std::set<int64_t> out;
-    for (const auto& m : methods) {
-        if (m.name != "get_eos_ids" && m.name != "get_eos_id") continue;
-        for (const auto& v : m.values) {
-            if (const auto* id = std::get_if<int64_t>(&v)) out.insert(*id);
-        }
-    }
-    return out;
 }
 
 struct Reply {
@@ -278,7 +229,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         }
         if (prompt.empty()) throw InvalidArgument("--prompt encodes to no tokens.");
     } else if (!opt.prompt_tokens.empty()) {
-        prompt = parse_tokens(opt.prompt_tokens);
+        prompt = parse_tokens(opt.prompt_tokens, "--prompt-tokens");
     }
     SamplingOptions sampling;
     if (!opt.temperature.empty())
@@ -289,15 +240,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     Sampler sampler(sampling);
 
     const std::vector<ConstantMethod> methods = Program::constant_methods(opt.model);
-    const std::optional<int64_t> context = constant_int(methods, "get_max_context_len").has_value()
-                                               ? constant_int(methods, "get_max_context_len")
-                                               : constant_int(methods, "get_max_seq_len");
-    if (!context) {
-        throw InvalidArgument(fmt::format(
-            "{} does not say its context length (no get_max_context_len or get_max_seq_len "
-            "method): is it an LLM export?",
-            opt.model));
-    }
+    const int64_t context = context_length(methods, opt.model);
     std::set<int64_t> stop = eos_ids(methods);
     if (stop.empty() && tokenizer)
         stop.insert(tokenizer->eos_ids().begin(), tokenizer->eos_ids().end());
@@ -306,16 +249,11 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         throw InvalidArgument(fmt::format("{} has {} tokens; the model's vocabulary {}.",
                                           opt.tokenizer, tokenizer->vocab_size(), vocab));
     }
-    for (int64_t t : prompt) {
-        if (t < 0 || (vocab > 0 && t >= vocab)) {
-            throw InvalidArgument(
-                fmt::format("prompt token {} is outside the vocabulary of {}.", t, vocab));
-        }
-    }
-    if (static_cast<int64_t>(prompt.size()) >= *context) {
+    check_token_ids(prompt, vocab, "prompt");
+    if (static_cast<int64_t>(prompt.size()) >= context) {
         throw InvalidArgument(fmt::format(
             "the prompt has {} tokens; the context holds {} (room is needed for one more).",
-            prompt.size(), *context));
+            prompt.size(), context));
     }
 
     Context ctx = Context::create(global.device);
@@ -328,14 +266,21 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     ProgramOptions program_options;
     program_options.float16 = opt.float16;
     Runner runner(ctx, Program::load(opt.model, program_options));
-    Generator gen(runner, *context);
+    Generator gen(runner, context);
     if (!opt.json) {
         fmt::print(stderr, "device: {}; context {} tokens, prefill chunks of up to {}\n",
-                   ctx.device_info().adapter.name, *context, gen.max_chunk());
+                   ctx.device_info().adapter.name, context, gen.max_chunk());
     }
 
     if (opt.chat) return chat(opt, gen, sampler, *tokenizer, stop);
 
+    // Warm-up rounds record the prefill's and a decode step's work (pipelines, bind groups)
+    // before the timed round, then forget what they fed.
+    for (int i = 0; i < opt.warmup; ++i) {
+        gen.feed(prompt);
+        if (gen.position() < gen.context_length()) gen.feed(prompt.front());
+        gen.reset();
+    }
     const auto t0 = std::chrono::steady_clock::now();
     gen.feed(prompt);
     const double prefill_s = seconds_since(t0);
@@ -383,6 +328,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         j["time_to_first_token_ms"] = first_token_s * 1e3;
         j["prefill_tokens_per_s"] = prefill_tps;
         j["decode_tokens_per_s"] = decode_tps;
+        j["warmup"] = opt.warmup;
         if (profile) {
             j["decode_step_ms"] = step_ms;
             j["decode_profile"] = profile_json(*profile);
@@ -433,6 +379,10 @@ void add_generate_command(Cli& cli, GlobalOptions& global) {
     cmd.option("--system", opt.system, "The system message of --chat");
     cmd.flag("--f16", opt.float16,
              "Keep float32 tensors in float16 on the GPU (needs shader-f16; logits stay float32)");
+    cmd.option("--warmup", opt.warmup,
+               "Feed the prompt and one decode step this many times (then reset) before the "
+               "timed generation, so that its rates leave out the first recording",
+               {.show_default = true, .range = std::pair{0, 100}});
     cmd.flag("--profile", opt.profile,
              "After generating, time one more decode step: GPU time per op from timestamps");
     cmd.option("--profile-runs", opt.profile_runs, "Runs of that step for --profile (median)",

@@ -22,5 +22,6 @@ void add_segment_command(Cli& cli, GlobalOptions& global);
 void add_depth_command(Cli& cli, GlobalOptions& global);
 void add_classify_command(Cli& cli, GlobalOptions& global);
 void add_generate_command(Cli& cli, GlobalOptions& global);
+void add_score_command(Cli& cli, GlobalOptions& global);
 
 }  // namespace wgx::cli

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
 
     wgx::cli::add_run_command(cli, global);
     wgx::cli::add_generate_command(cli, global);
+    wgx::cli::add_score_command(cli, global);
     wgx::cli::add_info_command(cli, global);
     wgx::cli::add_convert_command(cli, global);
     wgx::cli::add_bench_command(cli, global);
