@@ -1,11 +1,13 @@
 """Our engine's side of the LLM benchmark: `wgx generate --json` on an export_llama .pte, repeated.
 
-Each run is a fresh process (load, upload, prefill, decode), so its prefill includes the first
-recording of the program; decode_tokens_per_s covers the decode steps after the first token.
+Each run is a fresh process (load, upload, then --warmup rounds of a prefill and a decode step,
+forgotten, then the timed prefill and decode), so with the default of one warm-up its prefill
+rate leaves out the program's first recording; decode_tokens_per_s covers the decode steps after
+the first token.
 Reports the medians over --repeats runs (fewer where another would pass --time-limit) as one
 JSON line (the kind "result" of bench_llm_torch.py, engine "wgx"). With --profile-runs K the
 first run also times one more decode step K times (`--profile`): its median wall time and the
-GPU time of the slowest ops, outside the rates.
+GPU time of the slowest ops and of every op kind (by_kind), outside the rates.
 
 Usage: python bench_llm_wgx.py --wgx BIN --pte MODEL.pte --prompt prompt.txt --precision fp32
            --mode vulkan [--f16] [--new-tokens 128] [--repeats 3] [--profile-runs 20]
@@ -27,7 +29,7 @@ RATES = ("prefill_tokens_per_s", "decode_tokens_per_s", "time_to_first_token_ms"
 
 def generate(args, prompt: str, profile: bool, timeout: float) -> dict:
     command = [str(args.wgx), "generate", str(args.pte), "--prompt-tokens", prompt]
-    command += ["--max-new-tokens", str(args.new_tokens), "--json"]
+    command += ["--max-new-tokens", str(args.new_tokens), "--warmup", str(args.warmup), "--json"]
     if args.f16:
         command.append("--f16")
     if profile:
@@ -37,6 +39,25 @@ def generate(args, prompt: str, profile: bool, timeout: float) -> dict:
         raise RuntimeError(f"wgx exited {done.returncode}: {done.stderr.strip()[-1500:]}")
     # The JSON object is the last line of stdout (wgpu may log before it).
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def by_kind(ops: list[dict]) -> list[dict]:
+    """The profile's rows summed over the calls of each op ("#735 aten.linear.default" and its
+    siblings), slowest first, with each kind's share of the step's GPU time."""
+    kinds: dict[str, dict] = {}
+    for row in ops:
+        name = row["op"].split(" ", 1)[-1] if row["op"].startswith("#") else row["op"]
+        kind = kinds.setdefault(name, {"op": name, "calls": 0, "dispatches": 0, "ms": 0.0, "kernels": set()})
+        kind["calls"] += 1
+        kind["dispatches"] += row.get("dispatches", 0)
+        kind["ms"] += row["ms"]
+        kind["kernels"].update(k.strip() for k in row.get("kernels", "").split(",") if k.strip())
+    total = sum(k["ms"] for k in kinds.values()) or 1.0
+    out = sorted(kinds.values(), key=lambda k: -k["ms"])
+    for k in out:
+        k["share"] = k["ms"] / total
+        k["kernels"] = sorted(k["kernels"])
+    return out
 
 
 def main() -> int:
@@ -49,6 +70,7 @@ def main() -> int:
     parser.add_argument("--f16", action="store_true", help="wgx generate --f16")
     parser.add_argument("--new-tokens", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=1, help="wgx generate --warmup: rounds before the timed one")
     parser.add_argument("--profile-runs", type=int, default=0)
     parser.add_argument("--check-tokens", type=int, default=16, help="greedy tokens recorded")
     parser.add_argument("--time-limit", type=float, default=600, help="seconds for all runs")
@@ -87,6 +109,7 @@ def main() -> int:
             record["decode_step_ms"] = first["decode_step_ms"]
             record["profile"] = {k: v for k, v in profile.items() if k != "ops"}
             record["profile"]["top_ops"] = profile["ops"][:12]
+            record["profile"]["by_kind"] = by_kind(profile["ops"])
     except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as error:
         record["error"] = f"{type(error).__name__}: {error}"[:2000]
         status = 1

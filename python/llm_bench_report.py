@@ -56,6 +56,65 @@ def torch_attention_note(model: dict, row: dict) -> str:
     )
 
 
+def profile_tables(records: list[dict]) -> list[str]:
+    """One decode step of each profiled wgx run, its GPU time summed by op kind."""
+    lines = []
+    for r in records:
+        kinds = r.get("profile", {}).get("by_kind") if r.get("kind") == "result" else None
+        if not kinds:
+            continue
+        prof = r["profile"]
+        lines += [
+            "",
+            f"Decode step of wgx {r['precision']} {r['mode']}: {r['decode_step_ms']:.3f} ms wall (median of "
+            f"{prof.get('runs', '?')}), {prof['gpu_sum_ms']:.3f} ms GPU time summed over {prof['dispatches']} "
+            "dispatches:",
+            "",
+            "| op | calls | dispatches | GPU ms | share | kernels |",
+            "| --- | ---: | ---: | ---: | ---: | --- |",
+        ]
+        for k in kinds[:14]:
+            lines.append(
+                f"| {k['op']} | {k['calls']} | {k['dispatches']} | {k['ms']:.3f} | {100 * k['share']:.1f}% "
+                f"| {', '.join(k['kernels'])} |"
+            )
+        rest = kinds[14:]
+        if rest:
+            lines.append(
+                f"| {len(rest)} other kinds | {sum(k['calls'] for k in rest)} | {sum(k['dispatches'] for k in rest)} "
+                f"| {sum(k['ms'] for k in rest):.3f} | {100 * sum(k['share'] for k in rest):.1f}% | |"
+            )
+    return lines
+
+
+def check_lines(records: list[dict]) -> list[str]:
+    """python/check_llm_real.py's lines: our logits against PyTorch fp64, teacher-forced."""
+    lines = []
+    for r in records:
+        if r.get("kind") != "check":
+            continue
+        if "error" in r:
+            lines.append(f"- check {r.get('program')}: {r['error'].splitlines()[0][:300]}")
+        elif r["phase"] == "reference":
+            lines.append(
+                f"- check reference ({r['device']}): prompt {r['prompt_tokens']} + {r['new_tokens']} PyTorch fp32 "
+                f"greedy tokens; PyTorch's own worst row against fp64: fp32 {r['torch_fp32_vs_fp64_max_rel_l2']:.2e}, "
+                f"fp16 {r['torch_fp16_vs_fp64_max_rel_l2']:.2e}; smallest fp64 top-2 margin {r['min_top2_margin']:.3g}."
+            )
+        else:
+            diff = ""
+            if r["greedy_same"] < r["greedy_of"]:
+                diff = f" (they differ where the fp64 top-2 margin is {r['margin_at_first_difference']:.3g})"
+            lines.append(
+                f"- check {r['program']} ({r['pte']} {' '.join(r['flags'])}): {r['rows_within']}/{r['rows']} "
+                f"teacher-forced rows within the {r['precision']} threshold, worst relative L2 {r['max_rel_l2']:.2e} "
+                f"(row {r['worst_row']}, limit {r['worst_row_limit']:.2e}); argmax = PyTorch's token at "
+                f"{r['argmax_hits']}/{r['rows']}; free-running greedy tokens equal to PyTorch fp32's: "
+                f"{r['greedy_same']}/{r['greedy_of']}{diff}."
+            )
+    return lines
+
+
 def table(records: list[dict]) -> str:
     model = next((r for r in records if r.get("kind") == "model"), None)
     copy = next((r for r in reversed(records) if r.get("kind") == "copy"), None)
@@ -111,6 +170,8 @@ def table(records: list[dict]) -> str:
         if model and r["engine"] == "pytorch" and "max_context_len" in r and ELEMENT_BYTES[r["precision"]] not in seen:
             seen.add(ELEMENT_BYTES[r["precision"]])
             lines.append(f"- {torch_attention_note(model, r)}")
+    lines += check_lines(records)
+    lines += profile_tables(records)
     return "\n".join(lines) + "\n"
 
 

@@ -10,10 +10,13 @@
 #   torch    python/bench_llm_torch.py: eager and CUDA graphs, fp32/tf32/fp16/bf16, while the
 #            exports run (they take the CPU, the peer the GPU; SERIAL=1 runs it after them)
 #   wgx      python/bench_llm_wgx.py: fp32.pte, fp32.pte with --f16, force16.pte
+#   check    python/check_llm_real.py: PyTorch's fp32 greedy continuation and its fp32/fp64/fp16
+#            logits (on the GPU while the exports run), then `wgx score` of the same sequence on
+#            each program against fp64, and `wgx generate`'s greedy tokens against PyTorch's
 #   compile  the peer again with torch.compile(mode="reduce-overhead"), in the time left
 #   report   python/llm_bench_report.py -> report.md
 # Writes into OUT_DIR (8 files at most): results.jsonl, report.md, bench.log, torch.log,
-# wgx.log, export-fp32.log, export-force16.log. Carry: .whl (with .whl/llm from
+# wgx.log, check.log, export-fp32.log, export-force16.log. Carry: .whl (with .whl/llm from
 # scripts/fetch-device-llm-wheels.sh), .device and .gl (scripts/pack-for-device.sh).
 #   usage: scripts/device-llm-bench.sh [--small] [OUT_DIR]      (OUT_DIR default $OUT)
 #   --small: the test fixture's tiny dims, for a check on a CPU (PyTorch on the CPU, wgx on
@@ -22,7 +25,8 @@
 #        (/tmp/llm-bench-full|small), BUDGET (seconds for the whole run, 520), NEW_TOKENS,
 #        COMPILE (precisions for torch.compile, "fp32,fp16"; empty: none), SERIAL (0),
 #        PEER (1; 0 skips the PyTorch peer, for a second call whose first one measured it),
-#        TRACE_DEPTH (16: python/llm_bench_export.py's bound)
+#        TRACE_DEPTH (16: python/llm_bench_export.py's bound), CHECK (1; 0 skips the check),
+#        CHECK_TOKENS (48; 16 with --small)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 size=full
@@ -40,6 +44,8 @@ else
     tokens=${NEW_TOKENS:-16} copy_gib=0.25 torch_repeats=3 wgx_repeats=2 profile_runs=5
 fi
 compile=${COMPILE-fp32,fp16}
+check_tokens=${CHECK_TOKENS:-48}
+[ $size = small ] && check_tokens=${CHECK_TOKENS:-16}
 trace_depth=${TRACE_DEPTH:-16}
 repo=$PWD
 mkdir -p "$out" "$work"
@@ -169,6 +175,14 @@ if [ "${PEER:-1}" = 1 ]; then
 else
     log "torch: skipped (PEER=0)"
 fi
+# The correctness check's PyTorch side (fp32 greedy tokens, then fp32/fp64/fp16 logits), on the
+# GPU while the exports may still take the CPU.
+if [ "${CHECK:-1}" = 1 ]; then
+    log "check reference ($(limit 150 150)s at most): $check_tokens greedy tokens after the prompt"
+    timeout "$(limit 150 150)" "$py" python/check_llm_real.py reference "$work" \
+        --new-tokens "$check_tokens" --out "$results" >> "$out/check.log" 2>&1 ||
+        log "check reference: FAILED or stopped (exit $?); see check.log"
+fi
 wait_exports
 
 # usage: wgx_run NAME SHARE ARGS...: NAME.pte in the SHARE-th part of the time left (less a
@@ -188,11 +202,23 @@ wgx_run() {
 }
 { "$wgx" --version && "$wgx" info --device; } > "$out/wgx.log" 2>&1 || log "wgx info --device FAILED"
 adapter=$(sed -n 's/^Chosen: #[0-9]* //p' "$out/wgx.log")
-note "wgx: medians of up to $wgx_repeats fresh processes; a prefill there includes the program's first recording (PyTorch's rates are warm medians; its first prefill is first_prefill_ms)."
+note "wgx: medians of up to $wgx_repeats fresh processes, each timed after one warm-up round of the prompt and a decode step (wgx generate --warmup 1), as PyTorch's rates are warm medians."
 # The compile step after them is worth less than these: the third share is what is left.
 wgx_run fp32 4 --precision fp32 --mode "fp32.pte" --profile-runs "$profile_runs"
 wgx_run fp32 3 --precision fp16 --mode "fp32.pte --f16"
 wgx_run force16 2 --precision fp16 --mode "force16.pte" --profile-runs "$profile_runs"
+
+# The correctness check's engine side: `wgx score` and `wgx generate` on the same sequence.
+if [ "${CHECK:-1}" = 1 ] && [ -f "$work/reference.npz" ]; then
+    check_programs=()
+    [ -f "$work/fp32.pte" ] && check_programs+=(--program "fp32,fp32,$work/fp32.pte" \
+        --program "fp32 --f16,fp16,$work/fp32.pte,--f16")
+    [ -f "$work/force16.pte" ] && check_programs+=(--program "force16,fp16,$work/force16.pte")
+    log "check compare ($(limit 240 30)s at most): ${#check_programs[@]} program arguments"
+    [ ${#check_programs[@]} -gt 0 ] && { timeout "$(limit 240 30)" "$py" python/check_llm_real.py \
+        compare "$work" --wgx "$wgx" "${check_programs[@]}" --out "$results" >> "$out/check.log" 2>&1 ||
+        log "check compare: FAILED or stopped (exit $?); see check.log"; }
+fi
 
 if [ "${PEER:-1}" = 1 ] && [ -n "$compile" ] && "$py" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())'; then
     if [ "$(left)" -gt 60 ]; then
