@@ -11,14 +11,16 @@ Two phases, so that the reference can run on the GPU while the exports still tak
              (the prompt as one prefill, then one token at a time, as generation feeds them),
              each row's relative L2 against fp64 and its threshold: fp32 max(1e-4, 4 x PyTorch
              fp32's error on that row) (DESIGN section 6), float16 4 x max(2e-3, PyTorch fp16's
-             error) (docs/LLM.md); then `wgx generate`'s free-running greedy tokens against
-             PyTorch fp32's, with the fp64 top-two margin where they first differ.
+             error) (docs/LLM.md); and free-running greedy tokens against PyTorch fp32's, with
+             the fp64 top-two margin where they first differ: those the benchmark's wgx runs
+             made (--bench-results), or a `wgx generate` of each program (--free-running).
 
-Each program gives one JSON line (kind "check"), printed and appended to --out.
+Each check gives one JSON line (kind "check"), printed and appended to --out as it is known.
 
 Usage: python check_llm_real.py reference WORK [--new-tokens 48] [--out F]
        python check_llm_real.py compare WORK --wgx BIN --program fp32,fp32,WORK/fp32.pte
-           [--program f16,fp16,WORK/fp32.pte,--f16] [--out F]
+           [--program f16,fp16,WORK/fp32.pte,--f16] [--bench-results F] [--free-running]
+           [--out F]
 """
 
 from __future__ import annotations
@@ -98,7 +100,7 @@ def run_wgx(command: list[str]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def compare(work: Path, wgx: str, spec: str) -> dict:
+def compare(work: Path, wgx: str, spec: str, free_running: bool) -> dict:
     label, precision, pte, *flags = spec.split(",")
     ref = np.load(work / "reference.npz")
     tokens, p = ref["tokens"], int(ref["prompt_length"])
@@ -144,27 +146,37 @@ def compare(work: Path, wgx: str, spec: str) -> dict:
         perplexity=score["perplexity"],
         argmax_hits=score["argmax_hits"],
     )
-    generated = run_wgx(
-        [
-            wgx,
-            "generate",
-            pte,
-            "--prompt-tokens",
-            ",".join(map(str, tokens[:p])),
-            "--max-new-tokens",
-            str(len(err)),
-            "--json",
-            *flags,
-        ]
-    )["tokens"]
-    expected = [int(t) for t in tokens[p:]]
-    same = next((i for i, (a, b) in enumerate(zip(generated, expected)) if a != b), min(len(generated), len(expected)))
-    record["greedy_same"] = same
-    record["greedy_of"] = len(expected)
-    if same < len(expected):
-        top2 = np.sort(want[same])[-2:]
-        record["margin_at_first_difference"] = float(top2[1] - top2[0])
+    if free_running:
+        prompt = ",".join(map(str, tokens[:p]))
+        command = [wgx, "generate", pte, "--prompt-tokens", prompt, "--max-new-tokens", str(len(err)), "--json"]
+        record.update(greedy(run_wgx([*command, *flags])["tokens"], tokens, p, want))
     return record
+
+
+def greedy(generated: list[int], tokens: np.ndarray, p: int, want: np.ndarray) -> dict:
+    """How many free-running tokens equal PyTorch fp32's, and the fp64 top-two margin where they
+    first differ (the sequences are equal before it, so the teacher-forced row applies)."""
+    expected = [int(t) for t in tokens[p:]]
+    n = min(len(generated), len(expected))
+    same = next((i for i, (a, b) in enumerate(zip(generated, expected)) if a != b), n)
+    out = {"greedy_same": same, "greedy_of": n}
+    if same < n:
+        top2 = np.sort(want[same])[-2:]
+        out["margin_at_first_difference"] = float(top2[1] - top2[0])
+    return out
+
+
+def bench_tokens(work: Path, results: Path) -> list[dict]:
+    """The greedy tokens that the benchmark's wgx runs generated (python/bench_llm_wgx.py
+    --check-tokens) against the reference's: no process of their own."""
+    ref = np.load(work / "reference.npz")
+    out = []
+    for line in results.read_text().splitlines():
+        r = json.loads(line) if line.strip() else {}
+        if r.get("kind") == "result" and r.get("engine") == "wgx" and r.get("tokens"):
+            record = {"kind": "check", "phase": "greedy", "program": r["mode"], "precision": r["precision"]}
+            out.append({**record, **greedy(r["tokens"], ref["tokens"], int(ref["prompt_length"]), ref["fp64"])})
+    return out
 
 
 def main() -> int:
@@ -174,27 +186,35 @@ def main() -> int:
     parser.add_argument("--new-tokens", type=int, default=48)
     parser.add_argument("--wgx", default="build/wgx")
     parser.add_argument("--program", action="append", default=[], help="LABEL,PRECISION,PTE[,--f16]")
+    parser.add_argument("--free-running", action="store_true", help="also `wgx generate` each program")
+    parser.add_argument("--bench-results", type=Path, help="results.jsonl whose wgx runs' tokens to check")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    if args.phase == "reference":
-        records = [reference(args.work, args.new_tokens)]
-    else:
-        if not args.program:
-            parser.error("compare needs at least one --program")
-        records = []
-        for spec in args.program:
-            try:
-                records.append(compare(args.work, args.wgx, spec))
-            except (RuntimeError, subprocess.TimeoutExpired, OSError, ValueError) as error:
-                records.append({"kind": "check", "phase": "compare", "program": spec, "error": str(error)[:2000]})
     status = 0
-    for record in records:
+
+    def emit(record: dict) -> None:
+        # Each line as soon as it is known: a time limit may stop the programs after it.
+        nonlocal status
         line = json.dumps(record)
         print(line, flush=True)
         if args.out:
             with args.out.open("a") as f:
                 f.write(line + "\n")
         status |= "error" in record or record.get("passed") is False
+
+    if args.phase == "reference":
+        emit(reference(args.work, args.new_tokens))
+        return status
+    if not args.program and not args.bench_results:
+        parser.error("compare needs a --program or --bench-results")
+    if args.bench_results:
+        for record in bench_tokens(args.work, args.bench_results):
+            emit(record)
+    for spec in args.program:
+        try:
+            emit(compare(args.work, args.wgx, spec, args.free_running))
+        except (RuntimeError, subprocess.TimeoutExpired, OSError, ValueError) as error:
+            emit({"kind": "check", "phase": "compare", "program": spec, "error": str(error)[:2000]})
     return status
 
 

@@ -87,6 +87,13 @@ def profile_tables(records: list[dict]) -> list[str]:
     return lines
 
 
+def greedy(r: dict) -> str:
+    text = f"equal to PyTorch fp32's: {r['greedy_same']}/{r['greedy_of']}"
+    if r["greedy_same"] < r["greedy_of"]:
+        text += f" (the first difference where the fp64 top-2 margin is {r['margin_at_first_difference']:.3g})"
+    return text
+
+
 def check_lines(records: list[dict]) -> list[str]:
     """python/check_llm_real.py's lines: our logits against PyTorch fp64, teacher-forced."""
     lines = []
@@ -101,16 +108,15 @@ def check_lines(records: list[dict]) -> list[str]:
                 f"greedy tokens; PyTorch's own worst row against fp64: fp32 {r['torch_fp32_vs_fp64_max_rel_l2']:.2e}, "
                 f"fp16 {r['torch_fp16_vs_fp64_max_rel_l2']:.2e}; smallest fp64 top-2 margin {r['min_top2_margin']:.3g}."
             )
+        elif r["phase"] == "greedy":
+            lines.append(f"- check {r['program']} ({r['precision']}): free-running greedy tokens {greedy(r)}.")
         else:
-            diff = ""
-            if r["greedy_same"] < r["greedy_of"]:
-                diff = f" (they differ where the fp64 top-2 margin is {r['margin_at_first_difference']:.3g})"
+            free = f"; free-running greedy tokens {greedy(r)}" if "greedy_same" in r else ""
             lines.append(
                 f"- check {r['program']} ({r['pte']} {' '.join(r['flags'])}): {r['rows_within']}/{r['rows']} "
                 f"teacher-forced rows within the {r['precision']} threshold, worst relative L2 {r['max_rel_l2']:.2e} "
                 f"(row {r['worst_row']}, limit {r['worst_row_limit']:.2e}); argmax = PyTorch's token at "
-                f"{r['argmax_hits']}/{r['rows']}; free-running greedy tokens equal to PyTorch fp32's: "
-                f"{r['greedy_same']}/{r['greedy_of']}{diff}."
+                f"{r['argmax_hits']}/{r['rows']}{free}."
             )
     return lines
 

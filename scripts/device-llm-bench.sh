@@ -46,6 +46,9 @@ fi
 compile=${COMPILE-fp32,fp16}
 check_tokens=${CHECK_TOKENS:-48}
 [ $size = small ] && check_tokens=${CHECK_TOKENS:-16}
+# What the wgx runs leave for the report, and for the check's scoring runs after them.
+wgx_reserve=20
+[ "${CHECK:-1}" = 1 ] && wgx_reserve=110
 trace_depth=${TRACE_DEPTH:-16}
 repo=$PWD
 mkdir -p "$out" "$work"
@@ -160,7 +163,8 @@ torch_peer() {
     seconds=$(limit "$1" "$2")
     log "torch (${seconds}s at most): ${*:3}"
     timeout "$seconds" "$py" python/bench_llm_torch.py "$work" --out "$results" \
-        --new-tokens "$tokens" --repeats "$torch_repeats" "${@:3}" >> "$out/torch.log" 2>&1 ||
+        --new-tokens "$tokens" --repeats "$torch_repeats" --check-tokens "$check_tokens" "${@:3}" \
+        >> "$out/torch.log" 2>&1 ||
         log "torch: FAILED or stopped (exit $?); see torch.log"
 }
 
@@ -194,10 +198,11 @@ wgx_run() {
         log "wgx $*: no $(basename "$pte")"
         return 0
     fi
-    local seconds=$(($(limit 9999 20) / share))
+    local seconds=$(($(limit 9999 "$wgx_reserve") / share))
     log "wgx (${seconds}s at most): $(basename "$pte") $*"
     "$py" python/bench_llm_wgx.py --wgx "$wgx" --pte "$pte" --prompt "$work/prompt.txt" \
         --new-tokens "$tokens" --repeats "$wgx_repeats" --time-limit "$seconds" --device "$adapter" \
+        --check-tokens "$check_tokens" \
         --out "$results" "$@" >> "$out/wgx.log" 2>&1 || log "wgx: FAILED (see results.jsonl and wgx.log)"
 }
 { "$wgx" --version && "$wgx" info --device; } > "$out/wgx.log" 2>&1 || log "wgx info --device FAILED"
@@ -210,14 +215,16 @@ wgx_run force16 2 --precision fp16 --mode "force16.pte" --profile-runs "$profile
 
 # The correctness check's engine side: `wgx score` and `wgx generate` on the same sequence.
 if [ "${CHECK:-1}" = 1 ] && [ -f "$work/reference.npz" ]; then
+    # The greedy tokens of the runs above, then one `wgx score` a program (a load each, about
+    # 30 s at 1B), the most used first.
     check_programs=()
-    [ -f "$work/fp32.pte" ] && check_programs+=(--program "fp32,fp32,$work/fp32.pte" \
-        --program "fp32 --f16,fp16,$work/fp32.pte,--f16")
+    [ -f "$work/fp32.pte" ] && check_programs+=(--program "fp32,fp32,$work/fp32.pte")
     [ -f "$work/force16.pte" ] && check_programs+=(--program "force16,fp16,$work/force16.pte")
-    log "check compare ($(limit 240 30)s at most): ${#check_programs[@]} program arguments"
-    [ ${#check_programs[@]} -gt 0 ] && { timeout "$(limit 240 30)" "$py" python/check_llm_real.py \
-        compare "$work" --wgx "$wgx" "${check_programs[@]}" --out "$results" >> "$out/check.log" 2>&1 ||
-        log "check compare: FAILED or stopped (exit $?); see check.log"; }
+    [ -f "$work/fp32.pte" ] && check_programs+=(--program "fp32 --f16,fp16,$work/fp32.pte,--f16")
+    log "check compare ($(limit 240 15)s at most): ${#check_programs[@]} program arguments"
+    timeout "$(limit 240 15)" "$py" python/check_llm_real.py compare "$work" --wgx "$wgx" \
+        --bench-results "$results" "${check_programs[@]}" --out "$results" >> "$out/check.log" 2>&1 ||
+        log "check compare: FAILED or stopped (exit $?); see check.log"
 fi
 
 if [ "${PEER:-1}" = 1 ] && [ -n "$compile" ] && "$py" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())'; then

@@ -561,7 +561,9 @@ TEST(LlmOps, SdpaWithKvCacheDecode) {
         {32, 4, 4, 64, 0, 1},          // first token
         {64, 4, 2, 128, 37, 1},        // GQA 2
         {128, 8, 2, 256, 255, 1},      // GQA 4, the last position
-        {48, 8, 1, 1024, 1000, 1},     // GQA 8, a long context
+        {48, 8, 1, 1024, 1000, 1},     // GQA 8, a long context: 32 splits of the keys
+        {32, 2, 1, 8192, 8000, 1},     // splits of 250 keys: two blocks each, one partial
+        {256, 4, 2, 128, 100, 1},      // head size above the workgroup: several columns each
         {64, 4, 4, 64, 5, 3},          // a few rows on the one-row kernel
         {32, 2, 1, 64, 20, 3, false},  // not causal: every row sees all written positions
         {64, 4, 2, 96, 50, 1, true, 0.3},

@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
 #include "ops/common/workgroup_reduce.h"
 #include "ops/llm/kv_cache_update.wgsl.h"
-#include "ops/llm/sdpa_decode.wgsl.h"
+#include "ops/llm/sdpa_decode_combine.wgsl.h"
+#include "ops/llm/sdpa_decode_common.wgsl.h"
+#include "ops/llm/sdpa_decode_split.wgsl.h"
 #include "ops/llm/sdpa_prefill.wgsl.h"
 
 namespace wgx::ops {
@@ -16,9 +19,15 @@ namespace {
 
 constexpr int64_t kPrefillRows = 8;      // sdpa_prefill.wgsl QR
 constexpr int64_t kPrefillMaxDim = 128;  // sdpa_prefill.wgsl D_MAX
-constexpr int64_t kDecodeMaxDim = 512;   // sdpa_decode.wgsl D_MAX
-constexpr int64_t kDecodeColumns = 4;    // sdpa_decode.wgsl CPI
+constexpr int64_t kDecodeMaxDim = 512;   // sdpa_decode_split.wgsl D_MAX
+constexpr int64_t kDecodeColumns = 4;    // columns per invocation in sdpa_decode_split.wgsl
 constexpr uint32_t kDecodeWorkgroup = 128;
+constexpr uint32_t kDecodeLanesPerKey = 16;  // sdpa_decode_split.wgsl LPK
+// Splits of the keys a decode row sees (sdpa_decode_common.wgsl): one per MIN_CHUNK positions
+// of the cache, at most this many. At 32 heads that is up to 1024 workgroups, enough to fill a
+// large GPU; fewer are live while the cache is short.
+constexpr int64_t kDecodeMinChunk = 32;  // sdpa_decode_common.wgsl MIN_CHUNK
+constexpr int64_t kDecodeMaxSplits = 32;
 
 // The uniform of kv_cache_update.wgsl.
 struct CacheUpdateParams {
@@ -104,7 +113,7 @@ bool uses_prefill_kernel(int64_t seq, int64_t dim) {
 }
 
 void record_cache_attention(Recorder& rec, std::string_view label, const CacheAttention& a) {
-    const CacheAttentionParams& p = a.params;
+    CacheAttentionParams p = a.params;
     const char* type = wgsl_scalar(a.dtype);
     if (uses_prefill_kernel(p.seq, p.dim)) {
         Kernel k = rec.kernel(fmt::format("{}/prefill_{}", label, type),
@@ -114,14 +123,34 @@ void record_cache_attention(Recorder& rec, std::string_view label, const CacheAt
                      Grid{blocks, p.heads, uint32_t(a.batch)});
         return;
     }
+    // Flash-decoding: the keys split among workgroups, then their partial results combined.
     const uint32_t wg = rec.workgroup_size(kDecodeWorkgroup);
+    if (wg % kDecodeLanesPerKey != 0) {
+        throw InvalidArgument(fmt::format(
+            "{}: decode attention needs workgroups of a multiple of {} invocations; the device "
+            "allows {}.",
+            label, kDecodeLanesPerKey, wg));
+    }
+    p.splits = uint32_t(std::clamp<int64_t>((p.context + kDecodeMinChunk - 1) / kDecodeMinChunk, 1,
+                                            kDecodeMaxSplits));
+    const uint32_t rows = p.seq * uint32_t(a.batch);
+    Tensor partial = rec.scratch(DType::f32, {int64_t(rows) * p.heads * p.splits * (p.dim + 2)});
     const bool subgroups = use_subgroups(rec);
-    Kernel k = rec.kernel(
-        fmt::format("{}/decode_{}{}", label, type, subgroups ? "_subgroups" : ""),
-        workgroup_reduce_prelude(a.dtype, subgroups) + std::string(wgsl::ops_llm_sdpa_decode),
-        {{"WG", double(wg)}});
-    rec.dispatch(k, {a.q, a.k_cache, a.v_cache, a.out, Binding::uniform(p), rec.live_ints()},
-                 Grid{p.heads, p.seq, uint32_t(a.batch)});
+    const std::string common(wgsl::ops_llm_sdpa_decode_common);
+    Kernel split =
+        rec.kernel(fmt::format("{}/decode_split_{}{}", label, type, subgroups ? "_subgroups" : ""),
+                   workgroup_reduce_prelude(a.dtype, subgroups) + common +
+                       std::string(wgsl::ops_llm_sdpa_decode_split),
+                   {{"WG", double(wg)}});
+    rec.dispatch(split, {a.q, a.k_cache, a.v_cache, partial, Binding::uniform(p), rec.live_ints()},
+                 Grid{p.heads, p.splits, rows});
+    const uint32_t combine_wg = rec.workgroup_size(64);
+    Kernel combine =
+        rec.kernel(fmt::format("{}/decode_combine_{}", label, type),
+                   wgsl_alias(a.dtype) + common + std::string(wgsl::ops_llm_sdpa_decode_combine),
+                   {{"WG", double(combine_wg)}});
+    rec.dispatch(combine, {partial, a.out, Binding::uniform(p), rec.live_ints()},
+                 Grid{p.heads, 1, rows});
 }
 
 void record_cache_update(Recorder& rec, const Args& args, const Tensor& value, const Tensor& cache,

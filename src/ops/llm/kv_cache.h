@@ -10,14 +10,16 @@
 
 namespace wgx::ops {
 
-// The uniform of sdpa_decode.wgsl and sdpa_prefill.wgsl. The first position (input_pos) is read
-// from the live integers when start_slot names one (LiveInt), so a decode step at the next
-// position replays the same recording.
+// The uniform of the decode kernels (sdpa_decode_common.wgsl) and sdpa_prefill.wgsl. The first
+// position (input_pos) is read from the live integers when start_slot names one (LiveInt), so a
+// decode step at the next position replays the same recording.
 struct CacheAttentionParams {
     uint32_t seq, heads, kv_heads, dim;
     uint32_t context, start, causal, group;
     float scale;
-    uint32_t start_slot, pad1, pad2;
+    uint32_t start_slot;
+    uint32_t splits;  // set by record_cache_attention for the decode kernels
+    uint32_t pad;
 };
 static_assert(sizeof(CacheAttentionParams) == 48);
 static_assert(offsetof(CacheAttentionParams, context) == 16);
@@ -40,11 +42,12 @@ CacheAttention check_cache_attention(const Recorder& rec, const Args& args, cons
                                      bool causal, size_t mask_index, std::optional<double> scale);
 
 // Whether the call takes the block kernel (sdpa_prefill.wgsl: query rows share key loads)
-// rather than the one-row kernel (sdpa_decode.wgsl): for at least 4 query rows (half a block)
+// rather than the decode kernels (sdpa_decode_split.wgsl): for at least 4 query rows (half a block)
 // and head sizes up to 128.
 bool uses_prefill_kernel(int64_t seq, int64_t dim);
 
-// Records the attention (one dispatch).
+// Records the attention: one dispatch for prefill, two for decode (the split keys, then their
+// partial results combined).
 void record_cache_attention(Recorder& rec, std::string_view label, const CacheAttention& a);
 
 // Checks value [B, S, H, D] against cache [B, C, H, D] (same B, H, D, dtype; 0 <= start and
