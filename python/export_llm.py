@@ -209,9 +209,10 @@ FAMILIES = {
         # Only plain.pte: model.pte and static.pte are left out for this reason (meta.json
         # keeps it; the tests name the programs skipped and why).
         "no_vulkan": (
-            "ExecuTorch 1.5.1's VulkanPartitioner hands the delegates the DeltaNet states as "
-            "constant zeros while copy_ writes the program's buffers outside them, so no state "
-            "reaches the next step (wrong in ExecuTorch's own runtime too)"
+            "ExecuTorch 1.5.1's --vulkan export multiplies each DeltaNet state inside a delegate "
+            "that holds its own constant copy of the buffer (zeros) while slice_scatter and copy_ "
+            "write the program's buffer outside, so every step starts from zeros (wrong in "
+            "ExecuTorch's own runtime too; docs/LLM.md)"
         ),
     },
 }
