@@ -215,6 +215,40 @@ FAMILIES = {
             "ExecuTorch's own runtime too; docs/LLM.md)"
         ),
     },
+    # LFM2: a hybrid of short-convolution layers (x projected three ways, B * x joined after a
+    # conv state of the last 2 positions, a depthwise kernel-3 conv, gated by C; the state
+    # written back with copy_) and attention layers with q/k norms, as LFM2-350M's mix.
+    "lfm2": {
+        "model": "lfm2_350m",
+        "params": {
+            "dim": 64,
+            "hidden_dim": 128,
+            "n_heads": 4,
+            "n_kv_heads": 2,
+            "head_dim": 16,
+            "n_layers": 4,
+            "layer_types": ["conv", "conv", "full_attention", "conv"],
+            "norm_eps": 1e-05,
+            "rope_theta": 1000000.0,
+            "use_scaled_rope": False,
+            "use_hf_rope": True,
+            "attention_qkv_bias": False,
+            "use_qk_norm": True,
+            "qk_norm_before_rope": True,
+            "vocab_size": 541,
+        },
+        "tied": True,
+        "max_seq_len": 64,
+        "prompt_len": 6,
+        "new_tokens": None,
+        "seed": 7,
+        "no_vulkan": (
+            "ExecuTorch 1.5.1's --vulkan export gives the delegate each short-conv state as a "
+            "constant (zeros) and returns the next state as extra delegate outputs that the "
+            "program's call does not take (3 args for 2 inputs and 4 outputs; no copy_ is left), "
+            "so every step starts from zeros (wrong in ExecuTorch's own runtime too; docs/LLM.md)"
+        ),
+    },
 }
 
 
@@ -250,6 +284,15 @@ def gated_norm_reference(self, hidden, gate):
     return self.weight * normed * torch.nn.functional.silu(gate)
 
 
+def reset_conv_states(model, _inputs) -> None:
+    """Zeroes every LFM2 short-conv state (a forward pre-hook of the eager reference)."""
+    from executorch.examples.models.lfm2.short_conv import ShortConv
+
+    for module in model.modules():
+        if isinstance(module, ShortConv):
+            module.reset_cache()
+
+
 def build_model(params: dict, dtype: torch.dtype, full_logits: bool, context: int):
     import types
 
@@ -265,6 +308,9 @@ def build_model(params: dict, dtype: torch.dtype, full_logits: bool, context: in
     model = construct_transformer(args)
     # DeltaNet layers compute in float32 whatever the model's dtype; the reference keeps it.
     # (Left as it is: the decay's `a.float()`, one float32 rounding of one input.)
+    # A short-conv layer keeps its conv state from call to call (only the exported program's
+    # runs should share it): each eager call here is a whole sequence from position 0.
+    model.register_forward_pre_hook(reset_conv_states)
     for module in model.modules():
         if isinstance(module, AttentionGatedDeltaNet):
             module._recurrent_gated_delta_rule = types.MethodType(delta_rule_reference, module)
