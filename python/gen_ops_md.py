@@ -49,8 +49,8 @@ TESTS_BY_FAMILY = {
     "resize": "Resize*",
     "reduce": "Reduce*",
     "norm": "Norm*",
-    "shape": "Shape*, FillOps",
-    "llm": "LlmOps, SplitBindings",
+    "shape": "Shape*, FillOps, StateOps",
+    "llm": "LlmOps, DeltaNetOps, SplitBindings",
 }
 
 

@@ -81,6 +81,11 @@ class Case:
     note: str = ""  # anything surprising about this case
 
 
+def StateBuffer(shape: tuple[int, ...]) -> torch.Tensor:  # noqa: N802  (a case-table factory, like N, P, I)
+    """A zero tensor that Fn registers as a buffer (a model's state, written in place)."""
+    return torch.zeros(shape)
+
+
 class Fn(nn.Module):
     """forward(*xs) = fn(self, *xs); keyword arguments become submodules / attributes."""
 
@@ -88,7 +93,10 @@ class Fn(nn.Module):
         super().__init__()
         self.fn = fn
         for k, v in attrs.items():
-            setattr(self, k, v)
+            if isinstance(v, torch.Tensor) and not isinstance(v, nn.Parameter):
+                self.register_buffer(k, v)  # state the forward may write in place (copy_)
+            else:
+                setattr(self, k, v)
 
     def forward(self, *xs):
         return self.fn(self, *xs)
@@ -261,6 +269,7 @@ def cases() -> list[Case]:
         ("tanh", torch.tanh, N(3, 5, 7, scale=2.0)),
         ("exp", torch.exp, N(3, 5, 7, scale=2.0)),
         ("log", torch.log, P(3, 5, 7, lo=0.05, scale=5.0)),
+        ("log1p", torch.log1p, P(3, 5, 7, lo=-0.95, scale=4.0)),
         ("sqrt", torch.sqrt, P(3, 5, 7, lo=0.0, scale=5.0)),
         ("rsqrt", torch.rsqrt, P(3, 5, 7, lo=0.05, scale=5.0)),
         ("neg", torch.neg, N(3, 5, 7)),
@@ -467,6 +476,15 @@ def cases() -> list[Case]:
     add(sl, "open_end", "x[..., 2:]", unary(lambda x: x[..., 2:]), [N(3, 5, 7)])
     add(sl, "neg_start", "x[-3:] (dim 0)", unary(lambda x: x[-3:]), [N(7, 5)])
     add(sl, "step3_open", "x[:, ::3]", unary(lambda x: x[:, ::3]), [N(3, 8, 5)])
+    sct = "aten.slice_scatter.default"
+    add(sct, "dim1", "torch.slice_scatter(x, y, 1, 1, 4)", f(lambda s, x, y: torch.slice_scatter(x, y, 1, 1, 4)),
+        [N(3, 7, 5), N(3, 3, 5)], where="plain")
+    add(sct, "step2_neg", "torch.slice_scatter(x, y, -1, -5, None, 2)",
+        f(lambda s, x, y: torch.slice_scatter(x, y, -1, -5, None, 2)), [N(3, 2, 7), N(3, 2, 3)], where="plain")
+    add("aten.copy.default", "broadcast", "torch.ops.aten.copy(x, y [5]) (y broadcast to x's shape)",
+        f(lambda s, x, y: A.copy.default(x, y)), [N(3, 5), N(5)], where="plain")
+    add("aten.copy_.default", "buffer", "a buffer written with copy_(x), then read (a model's state)",
+        f(lambda s, x: s.state.copy_(x) * 2.0, state=lambda: StateBuffer((3, 5))), [N(3, 5)], where="plain")
     sc = "aten.select_copy.int"
     add(sc, "dim1", "x[:, 2]", unary(lambda x: x[:, 2]), [N(3, 5, 7)])
     add(sc, "neg_index", "x[..., -1]", unary(lambda x: x[..., -1]), [N(3, 5, 7)])

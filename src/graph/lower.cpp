@@ -310,12 +310,12 @@ class PlanLowering {
                 fn(id);
             }
         };
+        // A tensor some op writes in place (a KV cache, a recurrent state copied back at the
+        // end) is state: what it holds comes from earlier runs, not from an earlier
+        // instruction, so it counts as written from the start, even where it is read before
+        // the op that writes it (schema/in_place.h).
+        for (int32_t id : schema::state_values(graph_)) for_each_tensor(id, mark_written);
         for (OpCall& op : graph_.chain) {
-            // A tensor an op writes in place (a KV cache) is state: what it holds comes from
-            // earlier runs, not from an earlier instruction (schema/in_place.h).
-            for (size_t a : schema::in_place_args(op.name)) {
-                if (a < op.args.size()) for_each_tensor(op.args[a], mark_written);
-            }
             for (size_t a = 0; a + 1 < op.args.size(); ++a)
                 for_each_tensor(op.args[a], ensure_written);
             const int32_t output = op.args.empty() ? -1 : op.args.back();

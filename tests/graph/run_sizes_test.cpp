@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include "graph/schema/size_rules.h"
 #include "wgx/error.h"
@@ -195,6 +196,110 @@ TEST(RunSizes, SymintArithmetic) {
     EXPECT_EQ(s.ints[7], -1);  // floor(-4 / 7)
     EXPECT_TRUE(is_host_op("floordiv"));
     EXPECT_FALSE(is_host_op("aten.add.Tensor"));
+}
+
+// The rules a hybrid LLM's layers need when the prompt length s changes (Qwen 3.5's DeltaNet,
+// LFM2's short convolutions): x [1, C, s] joined after a conv state [1, C, 3], a depthwise
+// conv1d (kernel 4) back to [1, C, s], its last s positions taken with a start of -s (the
+// symint neg), a split along C, the delta rule's two outputs, and the state's writes (copy,
+// copy_, slice_scatter: self's sizes).
+TEST(RunSizes, HybridLayerRulesFollowTheLength) {
+    Graph g;
+    g.origin = "hybrid";
+    const int64_t kMax = std::numeric_limits<int64_t>::max();
+    g.values = {
+        tensor(DType::f32, {1, 6, 8}, true),   // 0 x
+        Int{2},                                // 1
+        SymInt{},                              // 2 s
+        tensor(DType::f32, {1, 6, 3}),         // 3 state
+        ValueList{{3, 0}},                     // 4
+        Int{-1},                               // 5
+        tensor(DType::f32, {1, 6, 11}, true),  // 6 joined
+        tensor(DType::f32, {6, 1, 4}),         // 7 weight
+        Null{},                                // 8
+        IntList{{1}},                          // 9 stride / dilation
+        IntList{{0}},                          // 10 padding / output_padding
+        Bool{false},                           // 11
+        Int{6},                                // 12 groups
+        tensor(DType::f32, {1, 6, 8}, true),   // 13 conv
+        SymInt{},                              // 14 -s
+        Int{kMax},                             // 15
+        Int{1},                                // 16
+        tensor(DType::f32, {1, 6, 8}, true),   // 17 last s
+        IntList{{2, 4}},                       // 18 split sizes
+        Int{1},                                // 19 dim
+        tensor(DType::f32, {1, 2, 8}, true),   // 20 piece 0
+        tensor(DType::f32, {1, 4, 8}, true),   // 21 piece 1
+        ValueList{{20, 21}},                   // 22
+        tensor(DType::f32, {1, 6, 3}),         // 23 new state (slice of joined)
+        Int{-3},                               // 24
+        tensor(DType::f32, {1, 6, 3}),         // 25 copy
+        tensor(DType::f32, {1, 6, 3}),         // 26 slice_scatter
+        Int{0},                                // 27
+        // gated_delta_rule: q, k [1, 2, s, 4], v [1, 2, s, 5], decay, beta [1, 2, s], state
+        tensor(DType::f32, {1, 2, 8, 4}, true),  // 28 q
+        tensor(DType::f32, {1, 2, 8, 5}, true),  // 29 v
+        tensor(DType::f32, {1, 2, 8}, true),     // 30 decay, beta
+        tensor(DType::f32, {1, 2, 4, 5}),        // 31 initial state
+        tensor(DType::f32, {1, 2, 8, 5}, true),  // 32 out
+        tensor(DType::f32, {1, 2, 4, 5}),        // 33 final state
+        ValueList{{32, 33}},                     // 34
+    };
+    g.chain = {
+        {"sym_size.int", {0, 1, 2}},
+        {"aten.cat.default", {4, 5, 6}},
+        {"aten.convolution.default", {6, 7, 8, 9, 10, 9, 11, 10, 12, 13}},
+        {"neg", {2, 14}},
+        {"aten.slice_copy.Tensor", {13, 1, 14, 15, 16, 17}},
+        {"aten.split_with_sizes_copy.default", {17, 18, 19, 22}},
+        {"aten.slice_copy.Tensor", {6, 1, 24, 15, 16, 23}},
+        {"aten.copy.default", {3, 23, 11, 25}},
+        {"aten.slice_scatter.default", {3, 25, 27, 27, 16, 16, 26}},
+        {"aten.copy_.default", {3, 26, 11, 3}},
+        {"llama.gated_delta_rule.default", {28, 28, 29, 30, 30, 31, 34}},
+    };
+    g.input_ids = {0, 28, 29, 30};
+    g.output_ids = {17, 20, 21, 32, 33, 3};
+    const std::vector<RunInput> in = {
+        {{1, 6, 5}, {}}, {{1, 2, 5, 4}, {}}, {{1, 2, 5, 5}, {}}, {{1, 2, 5}, {}}};
+    const RunSizes s = infer_run_sizes(g, in);
+    EXPECT_EQ(s.ints[14], -5);
+    EXPECT_EQ(s.dims[6], (std::vector<int64_t>{1, 6, 8}));
+    EXPECT_EQ(s.dims[13], (std::vector<int64_t>{1, 6, 5}));
+    EXPECT_EQ(s.dims[17], (std::vector<int64_t>{1, 6, 5}));
+    EXPECT_EQ(s.dims[20], (std::vector<int64_t>{1, 2, 5}));
+    EXPECT_EQ(s.dims[21], (std::vector<int64_t>{1, 4, 5}));
+    EXPECT_EQ(s.dims[23], (std::vector<int64_t>{1, 6, 3}));
+    EXPECT_EQ(s.dims[26], (std::vector<int64_t>{1, 6, 3}));
+    EXPECT_EQ(s.dims[3], (std::vector<int64_t>{1, 6, 3}));
+    EXPECT_EQ(s.dims[32], (std::vector<int64_t>{1, 2, 5, 5}));
+    EXPECT_EQ(s.dims[33], (std::vector<int64_t>{1, 2, 4, 5}));
+    EXPECT_TRUE(is_host_op("neg"));
+}
+
+// A transposed convolution's length and a strided one's, as PyTorch computes them.
+TEST(RunSizes, ConvolutionRuleHasPyTorchsLengths) {
+    for (const bool transposed : {false, true}) {
+        Graph g;
+        g.origin = "conv";
+        g.values = {tensor(DType::f32, {1, 4, 20}, true),
+                    tensor(DType::f32, transposed ? std::vector<int64_t>{4, 3, 3}
+                                                  : std::vector<int64_t>{6, 4, 3}),
+                    Null{},
+                    IntList{{2}},
+                    IntList{{1}},
+                    IntList{{2}},
+                    Bool{transposed},
+                    IntList{{1}},
+                    Int{1},
+                    tensor(DType::f32, {1, transposed ? 3 : 6, 64}, true)};
+        g.chain = {{"aten.convolution.default", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}};
+        g.input_ids = {0};
+        g.output_ids = {9};
+        const RunSizes s = infer_run_sizes(g, std::vector<RunInput>{{{1, 4, 9}, {}}});
+        // (9 + 2 - 2 * 2 - 1) / 2 + 1 = 4; (9 - 1) * 2 - 2 + 2 * 2 + 1 + 1 = 20
+        EXPECT_EQ(s.dims[9], (std::vector<int64_t>{1, transposed ? 3 : 6, transposed ? 20 : 4}));
+    }
 }
 
 }  // namespace

@@ -8,12 +8,16 @@
 //     the position they end at;
 //   - free-running greedy tokens identical to the reference's;
 //   - state: reset_state() gives the first run's results again, two Runners keep their own.
+// Every fixture has the three programs (model.pte, plain.pte, static.pte) as test cases: one
+// that meta.json's "skipped_programs" says was not exported (and why) is skipped with that
+// reason; one missing without a reason fails.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -75,9 +79,44 @@ std::vector<fs::path> programs_named(std::initializer_list<const char*> files) {
     return out;
 }
 
+// The three programs of every fixture directory, present or not (see require_program).
 std::vector<fs::path> fixture_programs() {
-    return programs_named({"model.pte", "plain.pte", "static.pte"});
+    std::vector<fs::path> out;
+    const fs::path root = fs::path(WGX_TESTS_DIR) / "llm";
+    if (!fs::is_directory(root)) return out;
+    for (const auto& e : fs::directory_iterator(root)) {
+        if (!fs::exists(e.path() / "meta.json")) continue;
+        for (const char* file : {"model.pte", "plain.pte", "static.pte"}) {
+            out.push_back(e.path() / file);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
+
+// Why `pte` is missing when its fixture says so, or nullopt (it exists, or nothing says why).
+std::optional<std::string> skip_reason(const fs::path& pte) {
+    if (fs::exists(pte)) return std::nullopt;
+    nlohmann::json meta;
+    std::ifstream(pte.parent_path() / "meta.json") >> meta;
+    const auto& skipped = meta.value("skipped_programs", nlohmann::json::object());
+    const auto it = skipped.find(pte.filename().string());
+    if (it == skipped.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+}
+
+// Skips a test of a program that its fixture did not export (naming it and the reason); fails
+// one that is missing with no reason given.
+#define WGX_REQUIRE_PROGRAM(pte)                                                \
+    do {                                                                        \
+        if (const auto why = skip_reason(pte)) {                                \
+            GTEST_SKIP() << (pte).filename().string() << " of "                 \
+                         << (pte).parent_path().filename().string()             \
+                         << " is not exported: " << *why;                       \
+        }                                                                       \
+        ASSERT_TRUE(fs::exists(pte)) << (pte) << " is missing and meta.json's " \
+                                     << "skipped_programs does not say why";    \
+    } while (0)
 
 double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
     double num = 0, den = 0;
@@ -138,6 +177,7 @@ void expect_row_close(const Fixture& f, const std::vector<float>& got, int64_t t
 }
 
 TEST_P(LlmFixture, TeacherForcedLogitsMatchEagerAtEveryStep) {
+    WGX_REQUIRE_PROGRAM(GetParam());
     const Fixture f(GetParam());
     Runner r(ctx(), Program::load(f.program));
     ASSERT_TRUE(r.has_state());
@@ -154,6 +194,7 @@ TEST_P(LlmFixture, TeacherForcedLogitsMatchEagerAtEveryStep) {
 }
 
 TEST_P(LlmFixture, PrefillsOfSeveralLengthsEndAtTheirPositionsLogits) {
+    WGX_REQUIRE_PROGRAM(GetParam());
     const Fixture f(GetParam());
     Runner r(ctx(), Program::load(f.program));
     const bool dynamic = r.program().inputs().at(0).dynamic_bound;
@@ -170,6 +211,7 @@ TEST_P(LlmFixture, PrefillsOfSeveralLengthsEndAtTheirPositionsLogits) {
 }
 
 TEST_P(LlmFixture, GreedyTokensMatchEager) {
+    WGX_REQUIRE_PROGRAM(GetParam());
     const Fixture f(GetParam());
     Runner r(ctx(), Program::load(f.program));
     const int64_t p = f.prompt_len();
@@ -189,6 +231,7 @@ TEST_P(LlmFixture, GreedyTokensMatchEager) {
 }
 
 TEST_P(LlmFixture, ResetAndTwoRunnersKeepTheirOwnState) {
+    WGX_REQUIRE_PROGRAM(GetParam());
     const Fixture f(GetParam());
     Program program = Program::load(f.program);
     Runner a(ctx(), program), b(ctx(), program);
@@ -207,6 +250,7 @@ TEST_P(LlmFixture, ResetAndTwoRunnersKeepTheirOwnState) {
 }
 
 TEST_P(LlmFixture, GeneratorFeedsChunksAndSamplesGreedily) {
+    WGX_REQUIRE_PROGRAM(GetParam());
     const Fixture f(GetParam());
     Runner r(ctx(), Program::load(f.program));
     Generator gen(r, f.max_seq_len());

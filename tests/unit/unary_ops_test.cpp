@@ -13,7 +13,7 @@ struct UnaryCase {
     std::string op;
     std::function<double(double)> ref;
     double atol = 1e-6, rtol = 1e-6;
-    enum Domain { any, positive } domain = any;
+    enum Domain { any, positive, above_minus_one } domain = any;
     std::vector<Arg> extra;  // scalars between self and out
 };
 
@@ -34,6 +34,8 @@ std::vector<UnaryCase> cases() {
         {"aten.hardsigmoid.default", [](double x) { return std::clamp(x + 3, 0.0, 6.0) / 6; }},
         {"aten.exp.default", [](double x) { return std::exp(x); }, 1e-6, 2e-6},
         {"aten.log.default", [](double x) { return std::log(x); }, 2e-6, 1e-6, D::positive},
+        {"aten.log1p.default", [](double x) { return std::log1p(x); }, 1e-6, 2e-6,
+         D::above_minus_one},
         {"aten.sqrt.default", [](double x) { return std::sqrt(x); }, 1e-6, 1e-6, D::positive},
         {"aten.rsqrt.default", [](double x) { return 1 / std::sqrt(x); }, 1e-6, 4e-6, D::positive},
         {"aten.neg.default", [](double x) { return -x; }},
@@ -131,6 +133,9 @@ TEST(UnaryOps, MatchFloat64ReferenceOnRandomInputs) {
             auto v = random_floats(n, 100 + n);
             if (c.domain == UnaryCase::positive) {
                 for (auto& x : v) x = std::abs(x) + 0.01f;
+            } else if (c.domain == UnaryCase::above_minus_one) {
+                // From just above -1 to e^6 - 1, many near 0.
+                for (auto& x : v) x = std::exp(2.0f * x) - 1.0f;
             } else {
                 for (auto& x : v) x *= 3.0f;
             }
@@ -142,7 +147,7 @@ TEST(UnaryOps, MatchFloat64ReferenceOnRandomInputs) {
 TEST(UnaryOps, LargeMagnitudesStayFinite) {
     std::vector<float> big = {-1e4f, -300.f, -89.f, -20.f, 20.f, 80.f, 300.f, 1e4f};
     for (const UnaryCase& c : cases()) {
-        if (c.domain == UnaryCase::positive || c.op == "aten.exp.default" ||
+        if (c.domain != UnaryCase::any || c.op == "aten.exp.default" ||
             c.op == "aten.sin.default" || c.op == "aten.cos.default") {
             continue;
         }
@@ -158,6 +163,9 @@ TEST(UnaryOps, Float16MatchesFloat64Reference) {
             auto v = random_floats(n, 200 + n);
             if (c.domain == UnaryCase::positive) {
                 for (auto& x : v) x = std::abs(x) + 0.01f;
+            } else if (c.domain == UnaryCase::above_minus_one) {
+                // From just above -1 to e^6 - 1, many near 0.
+                for (auto& x : v) x = std::exp(2.0f * x) - 1.0f;
             } else {
                 for (auto& x : v) x *= 3.0f;
             }
@@ -171,13 +179,33 @@ TEST(UnaryOps, Float16MatchesFloat64Reference) {
 TEST(UnaryOps, Float16LargeMagnitudes) {
     std::vector<float> big = {-1e4f, -300.f, -89.f, -20.f, 20.f, 80.f, 300.f, 1e4f};
     for (const UnaryCase& c : cases()) {
-        if (c.domain == UnaryCase::positive || c.op == "aten.sin.default" ||
+        if (c.domain != UnaryCase::any || c.op == "aten.sin.default" ||
             c.op == "aten.cos.default") {
             continue;
         }
         check_half(c, big, "large inputs");
     }
     check_half(cases()[6], {-20.f, 5.f, 11.f, 12.f}, "exp range");
+}
+
+// log1p near 0, where log(1 + x) in float32 would keep few or none of x's digits (1 + 1e-8 is
+// 1): relative error within a few float32 roundings; and its edges, -1 giving -inf and huge x.
+TEST(UnaryOps, Log1pKeepsSmallArguments) {
+    const std::vector<float> xs = {1e-10f, -3e-9f, 4.7e-8f, -6.1e-8f, 1.3e-7f, 2e-6f,
+                                   -5e-5f, 3e-4f,  -0.01f,  0.7f,     -0.999f, 3e7f};
+    Tensor x = ctx().tensor(DType::f32, {int64_t(xs.size())}).set_data(xs);
+    Tensor out = ctx().tensor(DType::f32, {int64_t(xs.size())});
+    poison(out);
+    ctx().reset();
+    ctx().record(op("aten.log1p.default"), {x, out});
+    ctx().submit();
+    const auto got = out.get_data<float>();
+    for (size_t i = 0; i < xs.size(); ++i) {
+        const double want = std::log1p(double(xs[i]));
+        EXPECT_LE(std::abs(got[i] - want), 4e-7 * std::abs(want)) << "x=" << xs[i];
+    }
+    check(cases()[8], {-1.f, 1e30f, 3e38f}, "edges");
+    ctx().reset();
 }
 
 TEST(UnaryOps, IntegerReluNegAbsAreExact) {

@@ -1,6 +1,8 @@
 // Ops that write into an argument besides their output, in place: ExecuTorch's KV-cache
-// updates. The tensors they write are the program's state (DESIGN §8): kept on the GPU from run
-// to run, and written back to the file's initial contents on a reset.
+// updates, and copy_ of a model's own buffers (the recurrent and convolution states of hybrid
+// models, written back at the end of each run). The tensors they write are the program's state
+// (DESIGN §8): kept on the GPU from run to run, and written back to the file's initial contents on
+// a reset.
 #pragma once
 
 #include <array>
@@ -20,12 +22,14 @@ struct InPlaceWrites {
 };
 
 // sdpa_with_kv_cache [q, k, v, k_cache, v_cache, input_pos, ...] writes k and v into the caches;
-// update_cache [value, cache, start_pos, out] writes value into the cache.
-inline constexpr std::array<InPlaceWrites, 4> kInPlaceWrites = {{
+// update_cache [value, cache, start_pos, out] writes value into the cache; copy_ [self, src,
+// non_blocking, self] writes src into self.
+inline constexpr std::array<InPlaceWrites, 5> kInPlaceWrites = {{
     {"sdpa_with_kv_cache.default", {3, 4}, 2},
     {"llama.sdpa_with_kv_cache.default", {3, 4}, 2},
     {"update_cache.default", {1, 0}, 1},
     {"llama.update_cache.default", {1, 0}, 1},
+    {"aten.copy_.default", {0, 0}, 1},
 }};
 
 // The argument positions `op` writes in place (empty for most ops).

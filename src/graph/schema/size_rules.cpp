@@ -279,6 +279,69 @@ void reduce_one_dim(SizeCall& c) {
     c.set_dims(last(c), out);
 }
 
+// convolution [input [N, C, spatial...], weight, bias?, stride, padding, dilation, transposed,
+// output_padding, groups, out]: PyTorch's output size per spatial dim (a list of one value
+// serves every dim).
+void convolution(SizeCall& c) {
+    const auto& in = c.dims(0);
+    const auto& w = c.dims(1);
+    if (in.size() < 3 || w.size() != in.size()) {
+        c.fail("expects an input [N, C, ...] and a weight of the same rank.");
+    }
+    const size_t spatial = in.size() - 2;
+    auto per_dim = [&](size_t arg, const char* what) {
+        std::vector<int64_t> v = c.int_list(arg);
+        if (v.size() == 1) v.assign(spatial, v[0]);
+        if (v.size() != spatial) c.fail(std::string(what) + " does not have one value per dim.");
+        return v;
+    };
+    const auto stride = per_dim(3, "stride"), padding = per_dim(4, "padding");
+    const auto dilation = per_dim(5, "dilation");
+    const bool transposed = c.integer(6) != 0;
+    const int64_t groups = c.integer(8);
+    std::vector<int64_t> out = {in[0], transposed ? w[1] * groups : w[0]};
+    const auto output_padding = transposed ? per_dim(7, "output_padding") : padding;
+    for (size_t i = 0; i < spatial; ++i) {
+        const int64_t k = dilation[i] * (w[i + 2] - 1);
+        const int64_t o =
+            transposed ? (in[i + 2] - 1) * stride[i] - 2 * padding[i] + k + output_padding[i] + 1
+                       : (in[i + 2] + 2 * padding[i] - k - 1) / stride[i] + 1;
+        if (stride[i] < 1 || o < 1) c.fail("gives an empty output.");
+        out.push_back(o);
+    }
+    c.set_dims(last(c), out);
+}
+
+// split_with_sizes_copy [self, split_sizes, dim, outs]: piece k has split_sizes[k] along dim.
+void split_with_sizes(SizeCall& c) {
+    const auto& in = c.dims(0);
+    const std::vector<int64_t> sizes = c.int_list(1);
+    const size_t d = dim_index(c, c.integer(2), in.size());
+    const std::vector<int32_t> outs = c.tensor_ids(last(c));
+    if (outs.size() != sizes.size()) c.fail("has one output per split size.");
+    int64_t total = 0;
+    for (size_t k = 0; k < outs.size(); ++k) {
+        std::vector<int64_t> piece = in;
+        piece[d] = sizes[k];
+        total += sizes[k];
+        c.set_dims_of(outs[k], piece);
+    }
+    if (total != in[d]) c.fail("split sizes do not add up to the dim.");
+}
+
+// gated_delta_rule [query [B, H, T, K], key, value [B, H, T, V], decay, beta, initial_state,
+// (out [B, H, T, V], final_state)].
+void gated_delta_rule(SizeCall& c) {
+    const auto& q = c.dims(0);
+    const auto& v = c.dims(2);
+    const std::vector<int32_t> outs = c.tensor_ids(last(c));
+    if (q.size() != 4 || v.size() != 4 || outs.size() != 2) {
+        c.fail("expects 4-D query and value and two outputs.");
+    }
+    c.set_dims_of(outs[0], {q[0], q[1], q[2], v[3]});
+    c.set_dims_of(outs[1], c.dims(5));
+}
+
 // [sizes, ...]: full, zeros, ones.
 void from_sizes(SizeCall& c) { c.set_dims(last(c), c.int_list(0)); }
 
@@ -309,6 +372,8 @@ void sym_floordiv(SizeCall& c) {
         return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
     });
 }
+
+void sym_neg(SizeCall& c) { c.set_int(last(c), -c.integer(0)); }
 
 // Element `at` of host bytes holding int64 or int32 elements (`width` bytes each).
 int64_t integer_element(const SizeCall& c, std::span<const std::byte> bytes, size_t at,
@@ -421,6 +486,7 @@ constexpr std::array kSameAsInput = {
     "aten.hardsigmoid.default",
     "aten.exp.default",
     "aten.log.default",
+    "aten.log1p.default",
     "aten.sqrt.default",
     "aten.rsqrt.default",
     "aten.neg.default",
@@ -536,6 +602,13 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("llama.custom_sdpa.default", custom_sdpa);
         add("update_cache.default", update_cache);
         add("llama.update_cache.default", update_cache);
+        add("aten.convolution.default", convolution);
+        add("aten.split_with_sizes_copy.default", split_with_sizes);
+        add("llama.gated_delta_rule.default", gated_delta_rule);
+        // Writes into (a copy of) self: self's sizes.
+        add("aten.slice_scatter.default", same_as_input);
+        add("aten.copy.default", same_as_input);
+        add("aten.copy_.default", same_as_input);
         add("aten.full.default", from_sizes);
         add("aten.zeros.default", from_sizes);
         add("aten.ones.default", from_sizes);
@@ -546,6 +619,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("sub", sym_sub, true);
         add("mul", sym_mul, true);
         add("floordiv", sym_floordiv, true);
+        add("neg", sym_neg, true);
         add("et_vk.select_as_symint.default", select_as_symint, true, true);
         add("aten._local_scalar_dense.default", local_scalar_dense, true, true);
         add("aten.sym_constrain_range_for_size.default", nothing, true);

@@ -11,6 +11,36 @@ fn safe_tanh(x: f32) -> f32 {
     return (e - 1.0) / (e + 1.0);
 }
 
+// log(1 + x) that keeps x's digits near 0 (softplus' small terms). WGSL's log is only good to
+// an absolute 2^-21 near 1, and tricks that recover the rounding of 1 + x by cancellation are
+// undone by drivers that reassociate float math, so: log(1 + x) = 2 atanh(s) with
+// s = x / (2 + x), no cancellation, for 1 + x in [0.707, 1.414) (|s| <= 0.172, where the odd
+// series to s^13 leaves less than 1e-11); beyond that 1 + x = m * 2^e with m in that range, and
+// the rounding of 1 + x is below float32's error of the result.
+fn atanh_series2(s: f32) -> f32 {  // 2 atanh(s) for |s| <= 0.172
+    let s2 = s * s;
+    return s * (2.0 + s2 * (0.6666666667 + s2 * (0.4 + s2 * (0.2857142857 +
+           s2 * (0.2222222222 + s2 * (0.1818181818 + s2 * 0.1538461538))))));
+}
+
+fn log1p_accurate(x: f32) -> f32 {
+    if (x >= -0.29289322 && x < 0.41421356) {
+        return atanh_series2(x / (2.0 + x));
+    }
+    let u = 1.0 + x;
+    if (!(u > 0.0) || u > 3.0e38) {
+        return log(u);  // -inf at -1, NaN below it or for NaN, inf for inf
+    }
+    let parts = frexp(u);
+    var m = parts.fract;
+    var e = f32(parts.exp);
+    if (m < 0.70710678) {
+        m = m * 2.0;
+        e = e - 1.0;
+    }
+    return e * 0.69314718056 + atanh_series2((m - 1.0) / (m + 1.0));
+}
+
 fn sigmoid(x: f32) -> f32 {
     // Stable for both signs: never exponentiates a large positive number.
     let e = exp(-abs(x));

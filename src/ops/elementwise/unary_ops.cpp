@@ -17,8 +17,9 @@ constexpr UnarySpec kUnaryOps[] = {
     {"aten.silu.default", "return x * sigmoid(x);", kFloatOnly},
     {"aten.hardswish.default", "return x * clamp(x + 3.0, 0.0, 6.0) / 6.0;", kFloatOnly},
     {"aten.hardsigmoid.default", "return clamp(x + 3.0, 0.0, 6.0) / 6.0;", kFloatOnly},
-    {"aten.exp.default", "return safe_exp(x);", kFloatOnly},  // clamped below f32 overflow
-    {"aten.log.default", "return log(x);", kFloatOnly},       // NaN below 0, -inf at 0
+    {"aten.exp.default", "return safe_exp(x);", kFloatOnly},          // clamped below f32 overflow
+    {"aten.log.default", "return log(x);", kFloatOnly},               // NaN below 0, -inf at 0
+    {"aten.log1p.default", "return log1p_accurate(x);", kFloatOnly},  // keeps tiny x
     {"aten.sqrt.default", "return sqrt(x);", kFloatOnly},
     {"aten.rsqrt.default", "return inverseSqrt(x);", kFloatOnly},
     {"aten.neg.default", "return -x;", kAlsoInt},

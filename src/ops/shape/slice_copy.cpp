@@ -27,7 +27,11 @@ class SliceCopy final : public BuiltinOp {
         int64_t size = self.shape()[dim];
         // A live start (an LLM's cache position) is read on the GPU and a live end only decides
         // the output's length, which `out` has already: neither is baked into the recording.
-        const LiveInt live_start = args.is_none(2) ? LiveInt{} : args.live_integer(2, "start");
+        LiveInt live_start = args.is_none(2) ? LiveInt{} : args.live_integer(2, "start");
+        // A negative live start counts from the end (a state's last `-seq_len` positions):
+        // the GPU's clamp would read it as 0, so its value is baked in instead. It follows the
+        // sizes, which a new recording follows anyway.
+        if (live_start.live() && live_start.value < 0) live_start = {args.integer(2, "start")};
         const LiveInt live_end = args.is_none(3) ? LiveInt{std::numeric_limits<int64_t>::max()}
                                                  : args.live_integer(3, "end");
         int64_t start = live_start.value;

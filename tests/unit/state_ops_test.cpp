@@ -1,0 +1,203 @@
+// The ops through which a hybrid LLM (Qwen 3.5's DeltaNet, LFM2's short convolutions) keeps its
+// state buffers: aten.copy / aten.copy_ (src broadcast into self's shape, copy_ writing self in
+// place) and aten.slice_scatter (self with one slice replaced). Pure data movement, so the
+// results must equal the CPU reference exactly: random inputs (never all zeros), outputs
+// poisoned with NaN first, odd sizes, broadcasting, negative and clamped bounds, steps > 1,
+// int32; bad arguments give errors naming the argument.
+#include <algorithm>
+
+#include "test_util.h"
+
+namespace wgx::test {
+namespace {
+
+std::vector<float> run_copy(const char* name, const Shape& self_shape, const Shape& src_shape,
+                            const std::vector<float>& src) {
+    Tensor self = ctx().tensor(DType::f32, self_shape);
+    poison(self);
+    Tensor s = ctx().tensor(DType::f32, src_shape).set_data(src);
+    const bool in_place = std::string(name) == "aten.copy_.default";
+    Tensor out = in_place ? self : ctx().tensor(DType::f32, self_shape);
+    if (!in_place) poison(out);
+    ctx().reset();
+    ctx().record(op(name), {self, s, false, out});
+    ctx().submit();
+    auto got = out.get_data<float>();
+    ctx().reset();
+    return got;
+}
+
+// src [.., 1 or n, ..] read at every index of self's shape (trailing dims aligned).
+std::vector<float> broadcast_ref(const Shape& shape, const Shape& src_shape,
+                                 const std::vector<float>& src) {
+    std::vector<float> out(size_t(numel(shape)));
+    const size_t lead = shape.size() - src_shape.size();
+    for (int64_t o = 0; o < numel(shape); ++o) {
+        int64_t rest = o, at = 0, stride = 1;
+        for (size_t d = shape.size(); d-- > 0;) {
+            const int64_t i = rest % shape[d];
+            rest /= shape[d];
+            if (d >= lead) {
+                const int64_t n = src_shape[d - lead];
+                at += (n == 1 ? 0 : i) * stride;
+                stride *= n;
+            }
+        }
+        out[size_t(o)] = src[size_t(at)];
+    }
+    return out;
+}
+
+TEST(StateOps, CopyAndCopyInPlaceBroadcastSrcIntoSelf) {
+    struct Case {
+        Shape self, src;
+    };
+    const std::vector<Case> cases = {
+        {{1, 160, 4}, {1, 160, 4}},  // a conv state written back whole
+        {{1, 4, 16, 24}, {1, 4, 16, 24}},
+        {{3, 5, 7}, {5, 1}},  // broadcast over a middle and a leading dim
+        {{2, 1, 9}, {9}},
+        {{13}, {1}},
+    };
+    uint32_t seed = 40;
+    for (const char* name : {"aten.copy.default", "aten.copy_.default"}) {
+        for (const Case& c : cases) {
+            const auto src = random_floats(size_t(numel(c.src)), seed++);
+            EXPECT_EQ(run_copy(name, c.self, c.src, src), broadcast_ref(c.self, c.src, src))
+                << name << " " << shape_string(c.self) << " <- " << shape_string(c.src);
+        }
+    }
+}
+
+// copy_ into a tensor that persists: a second recording reads what the first wrote.
+TEST(StateOps, CopyInPlaceWritesTheBufferItself) {
+    Tensor state = ctx().tensor(DType::f32, {2, 3});
+    poison(state);
+    const auto fresh = random_floats(6, 7);
+    Tensor src = ctx().tensor(DType::f32, {2, 3}).set_data(fresh);
+    Tensor out = ctx().tensor(DType::f32, {2, 3});
+    ctx().reset();
+    ctx().record(op("aten.copy_.default"), {state, src, false, state});
+    ctx().record(op("aten.clone.default"), {state, out});
+    ctx().submit();
+    EXPECT_EQ(out.get_data<float>(), fresh);
+    EXPECT_EQ(state.get_data<float>(), fresh);
+    ctx().reset();
+}
+
+struct ScatterCase {
+    Shape self;
+    int64_t dim;
+    std::optional<int64_t> start, end;
+    int64_t step;
+};
+
+// PyTorch's clamped [start, end) of a dim of n.
+std::pair<int64_t, int64_t> bounds(const ScatterCase& c, int64_t n) {
+    auto fix = [n](std::optional<int64_t> v, int64_t absent) {
+        if (!v) return absent;
+        int64_t x = *v < 0 ? *v + n : *v;
+        return std::clamp<int64_t>(x, 0, n);
+    };
+    const int64_t s = fix(c.start, 0);
+    return {s, std::max(s, fix(c.end, n))};
+}
+
+TEST(StateOps, SliceScatterReplacesOneSlice) {
+    const int64_t kMax = std::numeric_limits<int64_t>::max();
+    const std::vector<ScatterCase> cases = {
+        {{1, 160, 4}, 0, 0, 1, 1},  // a state's [:batch] after mul_ (the exports' form)
+        {{1, 4, 16, 24}, 0, 0, 1, 1},
+        {{5, 7, 3}, 1, 2, 6, 1},
+        {{5, 7, 3}, 1, 1, kMax, 2},  // to the end, every other index
+        {{5, 7, 3}, -1, -2, std::nullopt, 1},
+        {{11, 2}, 0, std::nullopt, std::nullopt, 3},
+        {{4, 9}, 1, -20, 40, 4},  // bounds clamped to the dim
+    };
+    uint32_t seed = 60;
+    for (const ScatterCase& c : cases) {
+        const int64_t dim = c.dim < 0 ? c.dim + int64_t(c.self.size()) : c.dim;
+        const int64_t n = c.self[size_t(dim)];
+        const auto [start, end] = bounds(c, n);
+        const int64_t len = (end - start + c.step - 1) / c.step;
+        Shape src_shape = c.self;
+        src_shape[size_t(dim)] = len;
+        const auto self = random_floats(size_t(numel(c.self)), seed++);
+        const auto src = random_floats(size_t(numel(src_shape)), seed++);
+        std::vector<float> want = self;
+        int64_t inner = 1;
+        for (size_t d = size_t(dim) + 1; d < c.self.size(); ++d) inner *= c.self[d];
+        const int64_t outer = numel(c.self) / (inner * n);
+        for (int64_t o = 0; o < outer; ++o) {
+            for (int64_t k = 0; k < len; ++k) {
+                for (int64_t i = 0; i < inner; ++i) {
+                    want[size_t((o * n + start + k * c.step) * inner + i)] =
+                        src[size_t((o * len + k) * inner + i)];
+                }
+            }
+        }
+        Tensor out = ctx().tensor(DType::f32, c.self);
+        poison(out);
+        auto opt = [](std::optional<int64_t> v) { return v ? Arg(*v) : Arg(); };
+        ctx().reset();
+        ctx().record(op("aten.slice_scatter.default"),
+                     {ctx().tensor(DType::f32, c.self).set_data(self),
+                      ctx().tensor(DType::f32, src_shape).set_data(src), c.dim, opt(c.start),
+                      opt(c.end), c.step, out});
+        ctx().submit();
+        EXPECT_EQ(out.get_data<float>(), want)
+            << shape_string(c.self) << " dim " << c.dim << " step " << c.step;
+    }
+    ctx().reset();
+}
+
+TEST(StateOps, SliceScatterTakesInt32) {
+    const auto self = random_ints(12, 3), src = random_ints(4, 4);
+    Tensor out = ctx().tensor(DType::i32, {3, 4});
+    ctx().reset();
+    ctx().record(op("aten.slice_scatter.default"),
+                 {ctx().tensor(DType::i32, {3, 4}).set_data(self),
+                  ctx().tensor(DType::i32, {1, 4}).set_data(src), 0, 2, 3, 1, out});
+    ctx().submit();
+    std::vector<int32_t> want = self;
+    std::copy(src.begin(), src.end(), want.begin() + 8);
+    EXPECT_EQ(out.get_data<int32_t>(), want);
+    ctx().reset();
+}
+
+void expect_invalid(std::string_view name, std::vector<Arg> args,
+                    std::initializer_list<std::string> parts) {
+    ctx().reset();
+    try {
+        ctx().record(op(name), args);
+        ADD_FAILURE() << name << ": accepted";
+    } catch (const InvalidArgument& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
+        for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << msg;
+    }
+    ctx().reset();
+}
+
+TEST(StateOps, BadArgumentsNameWhatIsWrong) {
+    auto f = [](Shape s) { return ctx().tensor(DType::f32, s); };
+    expect_invalid("aten.copy.default", {f({2, 3}), f({4}), false, f({2, 3})},
+                   {"src", "broadcast"});
+    expect_invalid("aten.copy_.default",
+                   {f({2, 3}), ctx().tensor(DType::i32, {2, 3}), false, f({2, 3})},
+                   {"src", "int32"});
+    expect_invalid("aten.copy.default", {f({2, 3}), f({2, 3}), false, f({3, 2})}, {"out"});
+    expect_invalid("aten.slice_scatter.default", {f({4, 5}), f({2, 5}), 0, 0, 3, 1, f({4, 5})},
+                   {"src", "[3, 5]"});
+    expect_invalid("aten.slice_scatter.default", {f({4, 5}), f({2, 5}), 0, 0, 2, 0, f({4, 5})},
+                   {"step"});
+    expect_invalid("aten.slice_scatter.default", {f({4, 5}), f({2, 5}), 2, 0, 2, 1, f({4, 5})},
+                   {"dim"});
+    expect_invalid("aten.slice_scatter.default",
+                   {ctx().tensor(DType::boolean, {4}), ctx().tensor(DType::boolean, {2}), 0, 0, 2,
+                    1, ctx().tensor(DType::boolean, {4})},
+                   {"32-bit"});
+}
+
+}  // namespace
+}  // namespace wgx::test
