@@ -207,6 +207,9 @@ wgx_run() {
 }
 { "$wgx" --version && "$wgx" info --device; } > "$out/wgx.log" 2>&1 || log "wgx info --device FAILED"
 adapter=$(sed -n 's/^Chosen: #[0-9]* //p' "$out/wgx.log")
+# The calls of the fp32 program after the graph passes, for reading the profile against.
+[ -f "$work/fp32.pte" ] && { echo "== wgx info --calls fp32.pte"; timeout 60 "$wgx" info --calls \
+    "$work/fp32.pte"; } >> "$out/wgx.log" 2>&1
 note "wgx: medians of up to $wgx_repeats fresh processes, each timed after one warm-up round of the prompt and a decode step (wgx generate --warmup 1), as PyTorch's rates are warm medians."
 # The compile step after them is worth less than these: the third share is what is left.
 wgx_run fp32 4 --precision fp32 --mode "fp32.pte" --profile-runs "$profile_runs"
