@@ -79,7 +79,7 @@ std::vector<fs::path> programs_named(std::initializer_list<const char*> files) {
     return out;
 }
 
-// The three programs of every fixture directory, present or not (see require_program).
+// The three programs of every fixture directory, present or not (see WGX_REQUIRE_PROGRAM).
 std::vector<fs::path> fixture_programs() {
     std::vector<fs::path> out;
     const fs::path root = fs::path(WGX_TESTS_DIR) / "llm";
@@ -314,10 +314,13 @@ void PrintTo(const Float16Case& c, std::ostream* os) {
     *os << c.program.string() << (c.float16_option ? " with ProgramOptions::float16" : "");
 }
 
+// Every fixture with float16 goldens has the three cases, present or not (WGX_REQUIRE_PROGRAM
+// skips those meta.json says were not exported).
 std::vector<Float16Case> float16_cases() {
     std::vector<Float16Case> out;
-    for (const fs::path& p : programs_named({"model.pte", "fp16.pte", "force16.pte"})) {
-        if (fs::exists(p.parent_path() / "logits16.npy")) {
+    for (const fs::path& dir : programs_named({"logits16.npy"})) {
+        for (const char* file : {"model.pte", "fp16.pte", "force16.pte"}) {
+            const fs::path p = dir.parent_path() / file;
             out.push_back({p, p.filename() == "model.pte"});
         }
     }
@@ -329,6 +332,7 @@ class LlmFloat16 : public ::testing::TestWithParam<Float16Case> {};
 TEST_P(LlmFloat16, TeacherForcedLogitsWithinFloat16sError) {
     if (!ctx().device_info().features.shader_f16) GTEST_SKIP() << "the adapter lacks shader-f16";
     const Float16Case& c = GetParam();
+    WGX_REQUIRE_PROGRAM(c.program);
     const Fixture f(c.program);
     const io::NpyArray l16 = io::read_npy(f.dir / "logits16.npy");
     ProgramOptions options;
