@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,78 @@ TEST(RunInFloat16, NothingChangesWhenNoOpTakesFloat16) {
     EXPECT_EQ(stats.conversions, 0u);
     EXPECT_EQ(stats.tensors, 0u);
     test::expect_same_graph(before, ch.g);
+}
+
+// A state (a cache written in place, as a plain export's update_cache or copy_ writes it) is
+// written in its own buffer, never in a converted copy: in float16 only when every op writing
+// it in place takes float16 (else those ops run in float32), and a reader's conversion of it is
+// made again after each in-place write.
+//   y1 = mul(cache, cache);  update_cache(x, cache, 0, dummy);  [copy_(cache, x2)];
+//   y2 = mul(cache, cache)
+struct StateChain {
+    enum : int32_t { x, cache, start, dummy, y1, y2, x2, flag, count };
+    Graph g;
+    explicit StateChain(bool with_copy) {
+        g.values.resize(count);
+        g.values[x] = f32({1, 2, 3});
+        g.values[cache] = f32({1, 8, 3});
+        g.values[start] = Int{0};
+        g.values[dummy] = f32({1});
+        g.values[y1] = f32({1, 8, 3});
+        g.values[y2] = f32({1, 8, 3});
+        g.values[x2] = f32({1, 8, 3});
+        g.values[flag] = Bool{false};
+        g.chain = {{"aten.mul.Tensor", {cache, cache, y1}, 1},
+                   {"llama.update_cache.default", {x, cache, start, dummy}, 2}};
+        if (with_copy) g.chain.push_back({"aten.copy_.default", {cache, x2, flag, cache}, 3});
+        g.chain.push_back({"aten.mul.Tensor", {cache, cache, y2}, 4});
+        g.input_ids = with_copy ? std::vector<int32_t>{x, x2} : std::vector<int32_t>{x};
+        g.output_ids = {y1, y2};
+    }
+    const OpCall& call(std::string_view name) const {
+        for (const OpCall& c : g.chain) {
+            if (c.name == name) return c;
+        }
+        throw std::runtime_error("no call");
+    }
+    DType dtype(int32_t id) const { return std::get<Tensor>(g.values[size_t(id)]).dtype; }
+};
+
+TEST(RunInFloat16, AStateWrittenByAFloat32OpStaysFloat32AndIsReconvertedAfterEachWrite) {
+    StateChain s(false);
+    run_in_float16(s.g, accepts);  // mul takes float16, update_cache does not
+    EXPECT_EQ(s.dtype(StateChain::cache), DType::f32);
+    EXPECT_EQ(s.call("llama.update_cache.default").args[1], StateChain::cache);
+    // Each mul reads its own conversion, made after the write before it.
+    int conversions_of_cache = 0;
+    for (const OpCall& c : s.g.chain) {
+        if (c.name == "aten._to_copy.default" && c.args[0] == StateChain::cache) {
+            ++conversions_of_cache;
+        }
+    }
+    EXPECT_EQ(conversions_of_cache, 2);
+}
+
+TEST(RunInFloat16, AStateWhoseWritersAllTakeFloat16IsFloat16) {
+    StateChain s(false);
+    run_in_float16(s.g, [](std::string_view n) {
+        return n == "aten.mul.Tensor" || n == "llama.update_cache.default";
+    });
+    EXPECT_EQ(s.dtype(StateChain::cache), DType::f16);
+    EXPECT_EQ(s.call("llama.update_cache.default").args[1], StateChain::cache);
+    EXPECT_EQ(s.call("aten.mul.Tensor").args[0], StateChain::cache);
+}
+
+TEST(RunInFloat16, OneFloat32WriterKeepsEveryWriterOfTheStateInFloat32) {
+    StateChain s(true);  // copy_ does not take float16 here: update_cache must not either
+    run_in_float16(s.g, [](std::string_view n) {
+        return n == "aten.mul.Tensor" || n == "llama.update_cache.default";
+    });
+    EXPECT_EQ(s.dtype(StateChain::cache), DType::f32);
+    const OpCall& update = s.call("llama.update_cache.default");
+    EXPECT_EQ(update.args[1], StateChain::cache);
+    EXPECT_EQ(s.dtype(update.args[0]), DType::f32);  // its value is not converted to float16
+    EXPECT_EQ(s.call("aten.copy_.default").args[0], StateChain::cache);
 }
 
 }  // namespace

@@ -299,6 +299,15 @@ TEST(RunSizes, ConvolutionRuleHasPyTorchsLengths) {
         const RunSizes s = infer_run_sizes(g, std::vector<RunInput>{{{1, 4, 9}, {}}});
         // (9 + 2 - 2 * 2 - 1) / 2 + 1 = 4; (9 - 1) * 2 - 2 + 2 * 2 + 1 + 1 = 20
         EXPECT_EQ(s.dims[9], (std::vector<int64_t>{1, transposed ? 3 : 6, transposed ? 20 : 4}));
+        // A stride of 0 (a damaged file) is an error naming the op, not a division by zero.
+        g.values[3] = IntList{{0}};
+        try {
+            infer_run_sizes(g, std::vector<RunInput>{{{1, 4, 9}, {}}});
+            ADD_FAILURE() << "stride 0 accepted";
+        } catch (const LoadError& e) {
+            EXPECT_NE(std::string(e.what()).find("aten.convolution.default"), std::string::npos)
+                << e.what();
+        }
     }
 }
 

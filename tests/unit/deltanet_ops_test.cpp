@@ -4,7 +4,8 @@
 // [B, H, T] and channelwise [B, H, T, K] decay, a random initial state. Inputs are scaled as a
 // DeltaNet layer gives them: unit-norm keys, queries over sqrt(K), decay in (0, 1], beta in
 // (0, 1). Tolerance: max_rel_error <= 2e-5 (float32 dot products of K terms, and a state that
-// accumulates T updates; measured worst 2e-6). Bad shapes and dtypes name the argument.
+// accumulates T updates; measured worst 1.3e-7 on lavapipe). Bad shapes and dtypes name the
+// argument.
 #include <algorithm>
 #include <cmath>
 

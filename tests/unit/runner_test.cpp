@@ -4,6 +4,7 @@
 #include "wgx/runner.h"
 
 #include <cstring>
+#include <limits>
 
 #include "graph/graph.h"
 #include "test_util.h"
@@ -122,6 +123,51 @@ TEST(Runner, ARecordingIntoAContextRunsDynamicProgramsAtTheirBounds) {
     ctx().submit();
     EXPECT_LT(max_rel_error(out.get_data<float>(), m.reference(x, 8)), 1e-5);
     ctx().reset();
+}
+
+// A slice whose start is a negative symbolic integer (a hybrid LLM's last `seq_len` positions,
+// `start = -s`): x [1, <=8, 3];  s = sym_size(x, 1);  n = neg(s);
+// out = view_copy(x, [s, 3]) + slice_copy(table [16, 3], 0, n, INT64_MAX)  -> [s, 3], the
+// table's last s rows. The start is baked into each recording (it follows the sizes).
+TEST(Runner, ANegativeSymbolicSliceStartCountsFromTheEnd) {
+    const std::vector<float> table = random_floats(48, 21);
+    auto bytes = std::make_shared<std::vector<uint8_t>>(table.size() * 4);
+    std::memcpy(bytes->data(), table.data(), bytes->size());
+    pg::Graph g;
+    g.origin = "negative slice start";
+    g.storage.push_back(bytes);
+    g.constants.push_back({std::span<const uint8_t>(bytes->data(), bytes->size()), "table"});
+    pg::Tensor t = tensor({16, 3}, -1);
+    t.constant_id = 0;
+    g.values = {tensor({1, 8, 3}, -1, true),                   // 0 x
+                pg::Int{1},                                    // 1
+                pg::SymInt{0},                                 // 2 s
+                pg::SymInt{0},                                 // 3 -s
+                t,                                             // 4 table
+                pg::Int{0},                                    // 5
+                pg::Int{std::numeric_limits<int64_t>::max()},  // 6
+                tensor({8, 3}, 0),                             // 7 rows
+                pg::Int{3},                                    // 8
+                pg::ValueList{{2, 8}},                         // 9 [s, 3]
+                tensor({8, 3}, 1),                             // 10 y
+                tensor({8, 3}, 2)};                            // 11 out
+    g.chain = {{"sym_size.int", {0, 1, 2}},
+               {"neg", {2, 3}},
+               {"aten.slice_copy.Tensor", {4, 5, 3, 6, 1, 7}},
+               {"aten.view_copy.default", {0, 9, 10}},
+               {"aten.add.Tensor", {10, 7, 1, 11}}};
+    g.input_ids = {0};
+    g.output_ids = {11};
+    Runner runner(ctx(), Program::from_graph(g));
+    for (int64_t n : {3, 8, 1, 3}) {
+        const std::vector<float> x = random_floats(size_t(n) * 3, 200 + uint32_t(n));
+        std::vector<Tensor> out = runner.run({HostTensor::of<float>(x, {1, n, 3})});
+        ASSERT_EQ(out.at(0).shape(), (Shape{n, 3}));
+        std::vector<double> want(size_t(n) * 3);
+        for (int64_t i = 0; i < n * 3; ++i) want[i] = double(x[i]) + table[(16 - n) * 3 + i];
+        EXPECT_LT(max_rel_error(out[0].get_data<float>(), want), 1e-6) << "s = " << n;
+    }
+    EXPECT_EQ(runner.recordings(), 3u);
 }
 
 }  // namespace

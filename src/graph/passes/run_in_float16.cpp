@@ -8,6 +8,7 @@
 
 #include "base/half.h"
 #include "graph/passes/graph_uses.h"
+#include "graph/schema/in_place.h"
 
 namespace wgx::graph {
 namespace {
@@ -38,6 +39,7 @@ class Float16Rewrite {
     }
 
     Float16Stats run() {
+        agree_on_states();
         choose_homes();
         retype();
         rebuild_chain();
@@ -45,6 +47,38 @@ class Float16Rewrite {
     }
 
   private:
+    // A state (a tensor some op writes in place: a KV cache, a recurrent state) must be written
+    // in its own buffer, never in a converted copy, so all the ops writing it in place run in
+    // its type: float16 when every one of them takes float16, else all of them in float32 (an
+    // op writing two states, like sdpa_with_kv_cache, ties them together, hence the loop).
+    void agree_on_states() {
+        for (bool changed = true; changed;) {
+            changed = false;
+            std::set<int32_t> float32_states;
+            for_each_in_place_write([&](size_t i, int32_t id) {
+                if (!half_op_[i]) float32_states.insert(id);
+            });
+            for_each_in_place_write([&](size_t i, int32_t id) {
+                if (half_op_[i] && float32_states.count(id)) {
+                    half_op_[i] = false;
+                    changed = true;
+                }
+            });
+        }
+    }
+
+    template <typename F>
+    void for_each_in_place_write(F&& f) const {
+        for (size_t i = 0; i < g_.chain.size(); ++i) {
+            const auto& call = g_.chain[i];
+            for (size_t a : schema::in_place_args(call.name)) {
+                if (a < call.args.size()) {
+                    for_each_arg_value(g_, call.args[a], [&](int32_t id) { f(i, id); });
+                }
+            }
+        }
+    }
+
     // Which values live in float16 ("home"): a computed value when every op writing it takes
     // float16, a constant when every op reading it does (converting it per run would cost a
     // dispatch; keeping it float32 costs nothing). The caller's inputs and outputs stay
@@ -67,6 +101,11 @@ class Float16Rewrite {
                 });
             }
         }
+        // A state's writers (agree_on_states) decide its home like an output's.
+        for_each_in_place_write([&](size_t i, int32_t id) {
+            written.insert(id);
+            if (!half_op_[i]) keep.insert(id);
+        });
         for (size_t id = 0; id < g_.values.size(); ++id) {
             auto v = static_cast<int32_t>(id);
             const Tensor* t = tensor_at(g_, v);
@@ -131,6 +170,7 @@ class Float16Rewrite {
     int32_t read_as(int32_t id, bool want16, uint32_t debug, std::vector<OpCall>& before) {
         if (!needs_conversion(id, want16)) return id;
         auto& cache = want16 ? as16_ : as32_;
+        // (A state's conversions are dropped after each write in place: rebuild_chain.)
         bool cacheable = uses_.write_count(id) <= 1;
         if (cacheable) {
             if (auto it = cache.find(id); it != cache.end()) return it->second;
@@ -190,6 +230,15 @@ class Float16Rewrite {
                 });
             }
             for (auto& c : before) chain.push_back(std::move(c));
+            // A state this call writes in place has new contents: later readers convert again
+            // (count_uses sees no such write).
+            for (size_t a : schema::in_place_args(call.name)) {
+                if (a >= call.args.size()) continue;
+                for_each_arg_value(g_, call.args[a], [&](int32_t id) {
+                    as16_.erase(id);
+                    as32_.erase(id);
+                });
+            }
             chain.push_back(std::move(call));
             for (auto& c : after) chain.push_back(std::move(c));
         }

@@ -302,11 +302,14 @@ void convolution(SizeCall& c) {
     std::vector<int64_t> out = {in[0], transposed ? w[1] * groups : w[0]};
     const auto output_padding = transposed ? per_dim(7, "output_padding") : padding;
     for (size_t i = 0; i < spatial; ++i) {
+        if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0) {
+            c.fail("has a stride or dilation below 1 or a negative padding.");
+        }
         const int64_t k = dilation[i] * (w[i + 2] - 1);
         const int64_t o =
             transposed ? (in[i + 2] - 1) * stride[i] - 2 * padding[i] + k + output_padding[i] + 1
                        : (in[i + 2] + 2 * padding[i] - k - 1) / stride[i] + 1;
-        if (stride[i] < 1 || o < 1) c.fail("gives an empty output.");
+        if (o < 1) c.fail("gives an empty output.");
         out.push_back(o);
     }
     c.set_dims(last(c), out);
@@ -321,6 +324,7 @@ void split_with_sizes(SizeCall& c) {
     if (outs.size() != sizes.size()) c.fail("has one output per split size.");
     int64_t total = 0;
     for (size_t k = 0; k < outs.size(); ++k) {
+        if (sizes[k] < 0) c.fail("has a negative split size.");
         std::vector<int64_t> piece = in;
         piece[d] = sizes[k];
         total += sizes[k];

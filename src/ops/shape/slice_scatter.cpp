@@ -2,8 +2,8 @@
 // replaced by src. Args: [self, src, dim, start?, end?, step, out]; start and end clamp as in
 // PyTorch (negative ones count from the end, none or INT64_MAX mean the ends); src has self's
 // shape except len = ceil((end - start) / step) along dim. What functionalization makes of an
-// in-place write into part of a buffer (a state's `[:batch].mul_()`). 32-bit dtypes (float32,
-// int32, int64 as stored); one dispatch (slice_scatter.wgsl).
+// in-place write into part of a buffer (a state's `[:batch].mul_()`). Every dtype (moved as
+// bits); one dispatch (slice_scatter.wgsl).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,13 +11,14 @@
 #include "ops/common/dims.h"
 #include "ops/registry.h"
 #include "ops/shape/slice_scatter.wgsl.h"
+#include "ops/shape/strided_copy.h"
 
 namespace wgx::ops {
 namespace {
 
 struct SliceScatterParams {
     uint32_t numel, inner, dim_size, len;
-    uint32_t start, step, pad1, pad2;
+    uint32_t start, step, lanes, words;
 };
 static_assert(sizeof(SliceScatterParams) == 32);
 static_assert(offsetof(SliceScatterParams, start) == 16);
@@ -25,6 +26,7 @@ static_assert(offsetof(SliceScatterParams, start) == 16);
 class SliceScatter final : public BuiltinOp {
   public:
     std::string_view name() const override { return "aten.slice_scatter.default"; }
+    bool accepts_float16() const override { return true; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(7, 7);
@@ -46,11 +48,6 @@ class SliceScatter final : public BuiltinOp {
         if (step < 1) args.fail(fmt::format("step is {}; it must be positive.", step));
         const int64_t len = (end - start + step - 1) / step;
 
-        const DType stored = storage_dtype(self.dtype());
-        if (stored != DType::f32 && stored != DType::i32) {
-            args.fail(fmt::format("takes 32-bit elements (float32, int32, int64), not {}.",
-                                  dtype_name(self.dtype())));
-        }
         expect_dtype(args, src, self.dtype(), "src");
         expect_dtype(args, out, self.dtype(), "out");
         expect_shape(args, out, self.shape(), "out");
@@ -61,9 +58,15 @@ class SliceScatter final : public BuiltinOp {
 
         int64_t inner = 1;
         for (int64_t d = dim + 1; d < self.rank(); ++d) inner *= self.shape()[d];
-        const SliceScatterParams p{
-            uint32_t(self.numel()), uint32_t(inner), uint32_t(n), uint32_t(len),
-            uint32_t(start),        uint32_t(step),  0,           0};
+        const uint32_t lanes = lanes_per_word(self.dtype());
+        const SliceScatterParams p{uint32_t(self.numel()),
+                                   uint32_t(inner),
+                                   uint32_t(n),
+                                   uint32_t(len),
+                                   uint32_t(start),
+                                   uint32_t(step),
+                                   lanes,
+                                   uint32_t((self.numel() + lanes - 1) / lanes)};
         if (p.numel == 0) return;
         if (len == 0) {  // nothing replaced (and no empty src to bind)
             rec.copy(self, out);
@@ -72,7 +75,7 @@ class SliceScatter final : public BuiltinOp {
         const uint32_t wg = rec.workgroup_size(128);
         Kernel k =
             rec.kernel(name(), std::string(wgsl::ops_shape_slice_scatter), {{"WG", double(wg)}});
-        rec.dispatch(k, {self, src, out, Binding::uniform(p)}, rec.grid_1d(p.numel, wg));
+        rec.dispatch(k, {self, src, out, Binding::uniform(p)}, rec.grid_1d(p.words, wg));
     }
 };
 
