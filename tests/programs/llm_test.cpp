@@ -21,14 +21,14 @@
 #include <set>
 #include <tuple>
 
-#include "base/half.h"
-#include "io/npy.h"
-#include "wgx/wgx.h"
+#include "llm_steps.h"
 
 namespace wgx {
 namespace {
 
 namespace fs = std::filesystem;
+using llm_test::max_abs_rel;
+using llm_test::rel_l2;
 
 Context& ctx() {
     static Context c = Context::create();
@@ -45,9 +45,7 @@ struct Fixture {
     // `pte`: one of the fixture's programs (model.pte delegated, plain.pte without delegate).
     explicit Fixture(const fs::path& pte) : dir(pte.parent_path()), program(pte) {
         std::ifstream(dir / "meta.json") >> meta;
-        io::NpyArray t = io::read_npy(dir / "tokens.npy");
-        tokens.resize(t.data.size() / 8);
-        std::memcpy(tokens.data(), t.data.data(), t.data.size());
+        tokens = llm_test::read_tokens(dir / "tokens.npy");
         logits = io::read_npy(dir / "logits.npy");
         logits64 = io::read_npy(dir / "logits64.npy");
         vocab = logits.shape.at(1);
@@ -118,44 +116,9 @@ std::optional<std::string> skip_reason(const fs::path& pte) {
                                      << "skipped_programs does not say why";    \
     } while (0)
 
-double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
-    double num = 0, den = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-        num += (got[i] - want[i]) * (got[i] - want[i]);
-        den += want[i] * want[i];
-    }
-    return std::sqrt(num / den);
-}
-
-double max_abs_rel(const std::vector<float>& got, const std::vector<double>& want) {
-    double err = 0, scale = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-        err = std::max(err, std::abs(got[i] - want[i]));
-        scale = std::max(scale, std::abs(want[i]));
-    }
-    return err / scale;
-}
-
-// The logits as floats (a -d fp16 export returns float16).
-std::vector<float> logits_of(const Tensor& t) {
-    if (t.dtype() != DType::f16) return t.get_data<float>();
-    std::vector<float> out;
-    for (uint16_t h : t.get_data<uint16_t>()) out.push_back(half_to_float(h));
-    return out;
-}
-
-// Runs tokens [from, from + n) at position `from` (one run; one run per token for a static
-// export, which takes exactly one); returns the logits of the last one.
+// Runs tokens [from, from + n) of the fixture at position `from`; the logits of the last one.
 std::vector<float> step(Runner& r, const Fixture& f, int64_t from, int64_t n) {
-    const int64_t per_run = r.program().inputs().at(0).dynamic_bound ? n : 1;
-    std::vector<Tensor> out;
-    for (int64_t at = from; at < from + n; at += per_run) {
-        std::span<const int64_t> toks(f.tokens.data() + at, static_cast<size_t>(per_run));
-        const int64_t pos[1] = {at};
-        out = r.run({HostTensor::of<int64_t>(toks, {1, per_run}),
-                     HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})});
-    }
-    return logits_of(out.at(0));
+    return llm_test::step(r, f.tokens, from, n);
 }
 
 class LlmFixture : public ::testing::TestWithParam<fs::path> {};

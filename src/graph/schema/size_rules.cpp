@@ -346,6 +346,55 @@ void gated_delta_rule(SizeCall& c) {
     c.set_dims_of(outs[1], c.dims(5));
 }
 
+// torchao.choose_qparams_affine [input, mapping_type, block_size, ..., keepdim (9), (scale,
+// zero_point)]: one value per block, torchao's shape: a dim with block 1 stays, a dim split into
+// blocks keeps its block count, a whole dim goes (stays as 1 with keepdim).
+void choose_qparams_affine(SizeCall& c) {
+    const auto& in = c.dims(0);
+    const std::vector<int64_t> block = c.int_list(2);
+    const bool keepdim = c.integer(9) != 0;
+    const std::vector<int32_t> outs = c.tensor_ids(last(c));
+    if (block.size() != in.size() || outs.size() != 2) {
+        c.fail("expects one block size per input dim and two outputs.");
+    }
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (block[i] < 1 || in[i] % block[i] != 0) c.fail("a block size does not divide its dim.");
+        if (block[i] == 1) {
+            out.push_back(in[i]);
+        } else if (block[i] != in[i]) {
+            out.push_back(in[i] / block[i]);
+        } else if (keepdim) {
+            out.push_back(1);
+        }
+    }
+    c.set_dims_of(outs[0], out);
+    c.set_dims_of(outs[1], out);
+}
+
+// et_vk.linear_dq8ca_q4gsw [input, input_scale, input_zp, weights [N, K / 2], ...]: as linear.
+void linear_dq8ca(SizeCall& c) {
+    std::vector<int64_t> out = c.dims(0);
+    const auto& w = c.dims(3);
+    if (out.empty() || w.size() != 2) c.fail("expects an input of rank >= 1 and 2-D weights.");
+    out.back() = w[0];
+    c.set_dims(last(c), out);
+}
+
+// Quantized embeddings: indices' sizes + [D], D from the packed weight [V, D * bits / 8].
+void quantized_embedding(SizeCall& c, size_t indices, int64_t values_per_byte) {
+    const auto& w = c.dims(0);
+    if (w.size() != 2) c.fail("expects a 2-D weight.");
+    std::vector<int64_t> out = c.dims(indices);
+    out.push_back(w[1] * values_per_byte);
+    c.set_dims(last(c), out);
+}
+// et_vk.embedding_q4gsw [weight [V, D / 2], scales, group_size, indices, ...]
+void embedding_q4gsw(SizeCall& c) { quantized_embedding(c, 3, 2); }
+// quantized_decomposed.embedding_4bit / _byte [weight, scales, zero_points, qmin, qmax, indices]
+void embedding_4bit(SizeCall& c) { quantized_embedding(c, 5, 2); }
+void embedding_byte(SizeCall& c) { quantized_embedding(c, 5, 1); }
+
 // [sizes, ...]: full, zeros, ones.
 void from_sizes(SizeCall& c) { c.set_dims(last(c), c.int_list(0)); }
 
@@ -609,6 +658,14 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("aten.convolution.default", convolution);
         add("aten.split_with_sizes_copy.default", split_with_sizes);
         add("llama.gated_delta_rule.default", gated_delta_rule);
+        add("torchao.choose_qparams_affine.default", choose_qparams_affine);
+        add("et_vk.linear_q4gsw.default", linear);
+        add("et_vk.linear_dq8ca_q4gsw.default", linear_dq8ca);
+        add("et_vk.embedding_q4gsw.default", embedding_q4gsw);
+        add("quantized_decomposed.embedding_4bit.default", embedding_4bit);
+        add("quantized_decomposed.embedding_4bit.dtype", embedding_4bit);
+        add("quantized_decomposed.embedding_byte.default", embedding_byte);
+        add("quantized_decomposed.embedding_byte.dtype", embedding_byte);
         // Writes into (a copy of) self: self's sizes.
         add("aten.slice_scatter.default", same_as_input);
         add("aten.copy.default", same_as_input);

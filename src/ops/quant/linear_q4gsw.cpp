@@ -1,0 +1,195 @@
+// Linear layers with 4-bit group-wise symmetric weights, as ExecuTorch's Vulkan partitioner
+// writes them for `export_llama -qmode 4w` and `-qmode 8da4w`:
+//   et_vk.linear_q4gsw.default: [x [..., K], weights uint8 [N, Kp / 2], weight_scales
+//     [Kp / G, N], group_size G, bias [N]?, out [..., N]]
+//   et_vk.linear_dq8ca_q4gsw.default: [x, input_scale [rows of x], input_zero_point [rows of x]
+//     (int8 or int32), weights, weight_sums int32 [Kp / G, N], weight_scales, group_size,
+//     bias?, out]: x quantized per row to int8 with the given scale and zero point (the outputs
+//     of torchao.choose_qparams_affine), the product taken in integers.
+// Packing (ExecuTorch's custom_ops_lib): weight w[n, k] = nibble - 8, the low nibble of byte
+// k / 2 of row n for even k, the high one for odd k; rows may be padded past x's K (Kp >= K),
+// the padding ignored. weight_sums (per group, the sum of a column's weights, which an integer
+// kernel needs to remove the zero point) is checked but recomputed from the weights in the
+// kernel, which saves reading it. float32 only, as the exporter writes these ops.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ops/common/dims.h"
+#include "ops/quant/linear_q4gsw.wgsl.h"
+#include "ops/registry.h"
+
+namespace wgx::ops {
+namespace {
+
+struct Q4gswParams {
+    uint32_t M, N, K, row_words;
+    uint32_t words_per_group, has_bias, pad0, pad1;
+};
+static_assert(sizeof(Q4gswParams) == 32);
+
+constexpr uint32_t kMaxRows = 8;  // MAX_ROWS of the kernel
+
+struct Q4gswCall {
+    const Tensor* x;
+    const Tensor* weights;
+    const Tensor* scales;
+    std::optional<Tensor> bias;
+    const Tensor* out;
+    int64_t group_size;
+    const Tensor* x_scale = nullptr;  // with dynamic 8-bit activations
+    const Tensor* x_zp = nullptr;
+};
+
+void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const Q4gswCall& c) {
+    const Tensor &x = *c.x, &weights = *c.weights, &scales = *c.scales, &out = *c.out;
+    expect_dtype(args, x, DType::f32, "input");
+    expect_dtype(args, weights, DType::u8, "weights");
+    expect_dtype(args, scales, DType::f32, "weight_scales");
+    expect_dtype(args, out, DType::f32, "out");
+    if (x.rank() < 1) args.fail("input must have at least one dim.");
+    if (weights.rank() != 2) {
+        args.fail(fmt::format("weights must be 2-D uint8 [out_features, in_features / 2], got {}.",
+                              shape_string(weights.shape())));
+    }
+    const int64_t K = x.shape().back(), N = weights.shape()[0], Kp = weights.shape()[1] * 2;
+    const int64_t G = c.group_size;
+    if (G < 8 || G % 8 != 0) {
+        args.fail(fmt::format("group_size must be a positive multiple of 8, got {}.", G));
+    }
+    if (K % 8 != 0) {
+        args.fail(
+            fmt::format("in_features must be a multiple of 8 (the kernel reads 8 weights a "
+                        "word), got {}.",
+                        K));
+    }
+    if (Kp < K || Kp % G != 0) {
+        args.fail(
+            fmt::format("weights {} hold {} columns for an input of {} features and groups "
+                        "of {}: expected at least {} and a multiple of {}.",
+                        shape_string(weights.shape()), Kp, K, G, K, G));
+    }
+    expect_shape(args, scales, {Kp / G, N}, "weight_scales");
+    if (c.bias) {
+        expect_dtype(args, *c.bias, DType::f32, "bias");
+        expect_shape(args, *c.bias, {N}, "bias");
+    }
+    Shape want = x.shape();
+    want.back() = N;
+    expect_shape(args, out, want, "out");
+    const int64_t M = x.numel() / std::max<int64_t>(K, 1);
+    const bool dq8ca = c.x_scale != nullptr;
+    bool zp_bytes = false;
+    if (dq8ca) {
+        expect_dtype(args, *c.x_scale, DType::f32, "input_scale");
+        if (c.x_scale->numel() != M || c.x_zp->numel() != M) {
+            args.fail(
+                fmt::format("input_scale {} and input_zero_point {} must hold one value per "
+                            "row of the input ({} rows).",
+                            shape_string(c.x_scale->shape()), shape_string(c.x_zp->shape()), M));
+        }
+        const DType zt = c.x_zp->dtype();
+        if (zt != DType::i8 && zt != DType::i32 && zt != DType::i64) {
+            args.fail(
+                fmt::format("input_zero_point must be int8 or int32, got {}.", dtype_name(zt)));
+        }
+        zp_bytes = zt == DType::i8;
+    }
+    for (const auto& [t, what] : {std::pair{&x, "input"}, {&weights, "weights"}, {&out, "out"}}) {
+        expect_indexable(args, *t, what);
+    }
+    if (M == 0 || N == 0) return;
+
+    // Rows of x per workgroup: one for a decode step; up to 8 for a prefill, each weight word
+    // then serving 8 rows. With DQ8CA the quantized rows (K bytes each) must also fit in
+    // workgroup memory beside the 1 KB of partial sums.
+    const uint32_t wg = rec.workgroup_size(256);
+    const uint32_t lanes = std::min<uint32_t>(32, wg);
+    uint32_t rows = uint32_t(std::min<int64_t>(M, kMaxRows));
+    if (dq8ca) {
+        const uint64_t budget = rec.device().limits.max_workgroup_storage_bytes;
+        const uint64_t reserved = uint64_t(wg) * 4;
+        if (budget < reserved + uint64_t(K)) {
+            args.fail(
+                fmt::format("an input row of {} features quantized to int8 does not fit in "
+                            "the device's {} bytes of workgroup memory.",
+                            K, budget));
+        }
+        rows = uint32_t(std::min<uint64_t>(rows, (budget - reserved) / uint64_t(K)));
+    }
+    const Q4gswParams p{uint32_t(M),     uint32_t(N),      uint32_t(K), uint32_t(Kp / 8),
+                        uint32_t(G / 8), c.bias ? 1u : 0u, 0,           0};
+    const uint32_t columns = wg / lanes;
+    const Grid grid{uint32_t((N + columns - 1) / columns), uint32_t((M + rows - 1) / rows), 1};
+    if (grid.x > rec.device().limits.max_workgroups_per_dimension ||
+        grid.y > rec.device().limits.max_workgroups_per_dimension) {
+        args.fail(fmt::format("{} x {} workgroups exceed the device's {} per dimension.", grid.x,
+                              grid.y, rec.device().limits.max_workgroups_per_dimension));
+    }
+    Kernel k = rec.kernel(fmt::format("{}/rows{}{}", name, rows, zp_bytes ? "" : " zp32"),
+                          std::string(wgsl::ops_quant_linear_q4gsw),
+                          {{"WG", double(wg)},
+                           {"LANES", double(lanes)},
+                           {"ROWS", double(rows)},
+                           {"DQ8CA", dq8ca ? 1.0 : 0.0},
+                           {"ZP_BYTES", zp_bytes ? 1.0 : 0.0},
+                           {"XS_WORDS", dq8ca ? double(rows * (K / 4)) : 1.0}});
+    // Absent operands bind x (never read).
+    rec.dispatch(k,
+                 {x, weights, scales, c.bias.value_or(x), out, Binding::uniform(p),
+                  dq8ca ? *c.x_scale : x, dq8ca ? *c.x_zp : x},
+                 grid);
+}
+
+class LinearQ4gsw final : public BuiltinOp {
+  public:
+    std::string_view name() const override { return "et_vk.linear_q4gsw.default"; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(5, 6);
+        Q4gswCall c{&args.tensor(0, "input"),
+                    &args.tensor(1, "weights"),
+                    &args.tensor(2, "weight_scales"),
+                    args.size() == 6 ? args.optional_tensor(4, "bias") : std::nullopt,
+                    &args.tensor(args.size() - 1, "out"),
+                    args.integer(3, "group_size")};
+        record_q4gsw(rec, args, name(), c);
+    }
+};
+
+class LinearDq8caQ4gsw final : public BuiltinOp {
+  public:
+    std::string_view name() const override { return "et_vk.linear_dq8ca_q4gsw.default"; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(8, 9);
+        const Tensor& weights = args.tensor(3, "weights");
+        const Tensor& sums = args.tensor(4, "weight_sums");
+        const Tensor& scales = args.tensor(5, "weight_scales");
+        expect_dtype(args, sums, DType::i32, "weight_sums");
+        expect_shape(args, sums, scales.shape(), "weight_sums");
+        Q4gswCall c{&args.tensor(0, "input"),
+                    &weights,
+                    &scales,
+                    args.size() == 9 ? args.optional_tensor(7, "bias") : std::nullopt,
+                    &args.tensor(args.size() - 1, "out"),
+                    args.integer(6, "group_size"),
+                    &args.tensor(1, "input_scale"),
+                    &args.tensor(2, "input_zero_point")};
+        record_q4gsw(rec, args, name(), c);
+    }
+};
+
+}  // namespace
+
+const Op& linear_q4gsw_op() {
+    static const LinearQ4gsw op;
+    return op;
+}
+
+const Op& linear_dq8ca_q4gsw_op() {
+    static const LinearDq8caQ4gsw op;
+    return op;
+}
+
+}  // namespace wgx::ops

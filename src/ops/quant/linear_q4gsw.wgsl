@@ -1,0 +1,167 @@
+// A linear layer with 4-bit group-wise symmetric weights (et_vk.linear_q4gsw), optionally with
+// 8-bit per-row asymmetric activations (et_vk.linear_dq8ca_q4gsw, DQ8CA):
+//   out[m, n] = sum_k x[m, k] * w[n, k] + bias[n],   w[n, k] = (nibble - 8) * scale[k / G, n]
+// with DQ8CA, x[m, k] is first quantized as torchao does, q = clamp(round(x * (1 / s)) + zp,
+// -128, 127) with the row's scale s and zero point zp, and the product is taken in integers:
+//   out[m, n] = s * sum_g scale[g, n] * sum_{k in g} (q[k] - zp) * (nibble - 8) + bias[n]
+// (exact in i32; the float path of PyTorch's reference rounds each product instead).
+//
+// Weights stay packed in memory, two a byte: byte b of row n holds column 2b in its low nibble
+// and 2b + 1 in its high one, read here a u32 word (8 columns) at a time and unpacked in
+// registers. LANES invocations share one output column and walk its row a word each, so
+// neighbouring invocations read neighbouring words; WG / LANES columns per workgroup; ROWS rows
+// of x per workgroup (workgroup_id.y), so a prefill reads each weight word once per ROWS rows.
+// With DQ8CA the workgroup first quantizes its ROWS rows of x into workgroup memory, the even
+// and odd columns of each 8 in two words, so that a weight word's low nibbles (even columns)
+// and high nibbles (odd columns) meet their activations in two dot4I8Packed products.
+struct Params {
+    M: u32,
+    N: u32,
+    K: u32,
+    row_words: u32,        // u32 words of one packed weight row (its padded K / 8)
+    words_per_group: u32,  // G / 8
+    has_bias: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;  // [M, K]
+@group(0) @binding(1) var<storage, read> w: array<u32>;        // [N, row_words]
+@group(0) @binding(2) var<storage, read> scales: array<f32>;   // [K / G, N]
+@group(0) @binding(3) var<storage, read> bias: array<f32>;     // [N] when has_bias
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;  // [M, N]
+@group(0) @binding(5) var<uniform> params: Params;
+@group(0) @binding(6) var<storage, read> x_scale: array<f32>;  // DQ8CA: [M]
+@group(0) @binding(7) var<storage, read> x_zp: array<u32>;     // DQ8CA: [M], int8 or int32
+
+override WG: u32 = 256u;
+override LANES: u32 = 32u;   // a power of two dividing WG
+override ROWS: u32 = 1u;     // 1..MAX_ROWS
+override DQ8CA: bool = false;
+override ZP_BYTES: bool = true;  // x_zp holds int8 (four a word), else int32
+override XS_WORDS: u32 = 1u;  // DQ8CA: ROWS * K / 4
+
+const MAX_ROWS = 8u;
+
+var<workgroup> partial: array<f32, WG>;
+var<workgroup> xs: array<u32, XS_WORDS>;
+
+fn zero_point(m: u32) -> i32 {
+    if (ZP_BYTES) {
+        return extractBits(bitcast<i32>(x_zp[m / 4u]), (m % 4u) * 8u, 8u);
+    }
+    return bitcast<i32>(x_zp[m]);
+}
+
+// 1 / s as PyTorch computes it (correctly rounded): WGSL's division may be 2.5 ulp off, which
+// would move x * (1 / s) across a rounding boundary now and then; one Newton step fixes it.
+fn reciprocal(s: f32) -> f32 {
+    let r = 1.0 / s;
+    return fma(r, fma(-s, r, 1.0), r);
+}
+
+fn quantize(v: f32, inv: f32, zp: i32) -> u32 {
+    return u32(clamp(i32(round(v * inv)) + zp, -128, 127)) & 0xffu;
+}
+
+// Rows m0 .. m0 + ROWS of x, quantized, into xs: word 2j of a row holds columns 8j, 8j + 2,
+// 8j + 4, 8j + 6 as int8, word 2j + 1 the odd ones.
+fn stage_quantized_rows(m0: u32, t: u32) {
+    let kw = params.K / 8u;
+    for (var i = t; i < ROWS * kw; i += WG) {
+        let r = i / kw;
+        let j = i - r * kw;
+        let m = m0 + r;
+        var even = 0u;
+        var odd = 0u;
+        if (m < params.M) {
+            let inv = reciprocal(x_scale[m]);
+            let zp = zero_point(m);
+            let a = x[(m * params.K) / 4u + 2u * j];
+            let b = x[(m * params.K) / 4u + 2u * j + 1u];
+            even = quantize(a.x, inv, zp) | (quantize(a.z, inv, zp) << 8u) |
+                   (quantize(b.x, inv, zp) << 16u) | (quantize(b.z, inv, zp) << 24u);
+            odd = quantize(a.y, inv, zp) | (quantize(a.w, inv, zp) << 8u) |
+                  (quantize(b.y, inv, zp) << 16u) | (quantize(b.w, inv, zp) << 24u);
+        }
+        xs[r * 2u * kw + 2u * j] = even;
+        xs[r * 2u * kw + 2u * j + 1u] = odd;
+    }
+}
+
+// The nibbles of a word's bytes (0..15 each) as signed int8 (nibble - 8) in the same bytes.
+fn signed_bytes(u: u32) -> u32 {
+    let v = u ^ 0x08080808u;  // nibble - 8 as a 4-bit two's complement value
+    return v | ((v & 0x08080808u) * 0x1eu);  // sign-extend each byte (0x08 * 0x1e = 0xf0)
+}
+
+// sum over the 8 columns of word `word` of row r: x (or q - zp) times the signed nibble.
+fn word_product(word: u32, r: u32, m: u32, j: u32) -> f32 {
+    let lo = word & 0x0f0f0f0fu;          // even columns
+    let hi = (word >> 4u) & 0x0f0f0f0fu;  // odd columns
+    if (DQ8CA) {
+        let base = r * (params.K / 4u) + 2u * j;
+        let qw = dot4I8Packed(xs[base], signed_bytes(lo)) +
+                 dot4I8Packed(xs[base + 1u], signed_bytes(hi));
+        // sum of (nibble - 8) over the word: the bytes of lo + hi added across.
+        let nibbles = i32(((lo + hi) * 0x01010101u) >> 24u) - 64;
+        return f32(qw - zero_point(m) * nibbles);
+    }
+    let a = x[(m * params.K) / 4u + 2u * j];
+    let b = x[(m * params.K) / 4u + 2u * j + 1u];
+    let wl = vec4<f32>(vec4<u32>(lo & 0xffu, (lo >> 8u) & 0xffu, (lo >> 16u) & 0xffu, lo >> 24u));
+    let wh = vec4<f32>(vec4<u32>(hi & 0xffu, (hi >> 8u) & 0xffu, (hi >> 16u) & 0xffu, hi >> 24u));
+    return dot(wl - 8.0, vec4<f32>(a.x, a.z, b.x, b.z)) + dot(wh - 8.0, vec4<f32>(a.y, a.w, b.y, b.w));
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(local_invocation_index) t: u32) {
+    let N = params.N;
+    let m0 = wid.y * ROWS;
+    let col = wid.x * (WG / LANES) + t / LANES;
+    let lane = t % LANES;
+    let inside = col < N;
+    if (DQ8CA) {
+        stage_quantized_rows(m0, t);
+        workgroupBarrier();
+    }
+
+    var acc = array<f32, MAX_ROWS>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    if (inside) {
+        let words = params.K / 8u;
+        let row = col * params.row_words;
+        for (var j = lane; j < words; j += LANES) {
+            let word = w[row + j];
+            let s = scales[(j / params.words_per_group) * N + col];
+            for (var r = 0u; r < ROWS; r++) {
+                let m = min(m0 + r, params.M - 1u);  // a row past M computes row M - 1, unused
+                acc[r] = fma(s, word_product(word, r, m, j), acc[r]);
+            }
+        }
+    }
+
+    // Tree sum over the LANES invocations of each column (neighbours), one row at a time.
+    for (var r = 0u; r < ROWS; r++) {
+        partial[t] = acc[r];
+        workgroupBarrier();
+        for (var s = LANES / 2u; s > 0u; s /= 2u) {
+            if (lane < s) {
+                partial[t] += partial[t + s];
+            }
+            workgroupBarrier();
+        }
+        let m = m0 + r;
+        if (lane == 0u && inside && m < params.M) {
+            var v = partial[t];
+            if (DQ8CA) {
+                v *= x_scale[m];
+            }
+            if (params.has_bias != 0u) {
+                v += bias[col];
+            }
+            out[m * N + col] = v;
+        }
+        workgroupBarrier();
+    }
+}
