@@ -17,14 +17,18 @@ import json
 import sys
 from pathlib import Path
 
-ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
+# Bytes of an activation and cache element; the 4-bit programs compute and cache in float32.
+ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "8da4w": 4, "4w": 4}
+# Bytes of a weight where they differ: 4 bits and a float32 scale per group of 32.
+WEIGHT_BYTES = {"8da4w": 0.5 + 4 / 32, "4w": 0.5 + 4 / 32}
 
 
 def bytes_per_token(model: dict, row: dict) -> float:
     size = ELEMENT_BYTES[row["precision"]]
+    weight = WEIGHT_BYTES.get(row["precision"], size)
     # The step at position p reads p + 1 cached positions; the decode runs from the prompt's end.
     cached = row["prompt_tokens"] + (row["decode_tokens"] + 1) / 2
-    return size * (model["weights_read_per_token"] + model["kv_per_position"] * cached)
+    return weight * model["weights_read_per_token"] + size * model["kv_per_position"] * cached
 
 
 def count(n: float) -> str:

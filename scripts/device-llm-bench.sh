@@ -26,7 +26,9 @@
 #        COMPILE (precisions for torch.compile, "fp32,fp16"; empty: none), SERIAL (0),
 #        PEER (1; 0 skips the PyTorch peer, for a second call whose first one measured it),
 #        TRACE_DEPTH (16: python/llm_bench_export.py's bound), CHECK (1; 0 skips the check),
-#        CHECK_TOKENS (48; 16 with --small)
+#        CHECK_TOKENS (48; 16 with --small), PROGRAMS (float: fp32.pte and force16.pte; quant:
+#        q8da4w.pte (-qmode 8da4w -G 32 -E 4,32) and q4w.pte (-qmode 4w -G 32), the 4-bit
+#        programs, whose correctness the small fixtures test: CHECK applies to float only)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 size=full
@@ -44,6 +46,7 @@ else
     tokens=${NEW_TOKENS:-16} copy_gib=0.25 torch_repeats=3 wgx_repeats=2 profile_runs=5
 fi
 compile=${COMPILE-fp32,fp16}
+[ "${PROGRAMS:-float}" = quant ] && compile=${COMPILE-fp16}
 check_tokens=${CHECK_TOKENS:-48}
 [ $size = small ] && check_tokens=${CHECK_TOKENS:-16}
 # What the wgx runs leave for the report, and for the check's scoring runs after them.
@@ -127,8 +130,14 @@ export_pte() {
 }
 declare -A pids=()
 note "export_llama ran through python/llm_bench_export.py: executorch 1.2.0's Vulkan memory tagging with its lookahead bounded to $trace_depth (unbounded, 16 layers do not lower in minutes)."
-export_pte fp32
-export_pte force16 --vulkan-force-fp16
+programs=${PROGRAMS:-float}
+if [ "$programs" = quant ]; then
+    export_pte q8da4w -qmode 8da4w -G 32 -E 4,32
+    export_pte q4w -qmode 4w -G 32
+else
+    export_pte fp32
+    export_pte force16 --vulkan-force-fp16
+fi
 
 # Waits for the exports, with a progress line every 30 seconds.
 wait_exports() {
@@ -175,7 +184,10 @@ elif [ ${#pids[@]} -gt 0 ]; then
 fi
 # Leaves the wgx runs and the report about 150 seconds.
 if [ "${PEER:-1}" = 1 ]; then
-    torch_peer 300 150 --copy-gib "$copy_gib"
+    # Beside the 4-bit programs, the peer users pick on a GPU: fp16.
+    peer_precisions=()
+    [ "$programs" = quant ] && peer_precisions=(--precisions fp16)
+    torch_peer 300 150 --copy-gib "$copy_gib" "${peer_precisions[@]}"
 else
     log "torch: skipped (PEER=0)"
 fi
@@ -212,12 +224,17 @@ adapter=$(sed -n 's/^Chosen: #[0-9]* //p' "$out/wgx.log")
     "$work/fp32.pte"; } >> "$out/wgx.log" 2>&1
 note "wgx: medians of up to $wgx_repeats fresh processes, each timed after one warm-up round of the prompt and a decode step (wgx generate --warmup 1), as PyTorch's rates are warm medians."
 # The compile step after them is worth less than these: the third share is what is left.
-wgx_run fp32 4 --precision fp32 --mode "fp32.pte" --profile-runs "$profile_runs"
-wgx_run fp32 3 --precision fp16 --mode "fp32.pte --f16"
-wgx_run force16 2 --precision fp16 --mode "force16.pte" --profile-runs "$profile_runs"
+if [ "$programs" = quant ]; then
+    wgx_run q8da4w 3 --precision 8da4w --mode "q8da4w.pte" --profile-runs "$profile_runs"
+    wgx_run q4w 2 --precision 4w --mode "q4w.pte" --profile-runs "$profile_runs"
+else
+    wgx_run fp32 4 --precision fp32 --mode "fp32.pte" --profile-runs "$profile_runs"
+    wgx_run fp32 3 --precision fp16 --mode "fp32.pte --f16"
+    wgx_run force16 2 --precision fp16 --mode "force16.pte" --profile-runs "$profile_runs"
+fi
 
 # The correctness check's engine side: `wgx score` and `wgx generate` on the same sequence.
-if [ "${CHECK:-1}" = 1 ] && [ -f "$work/reference.npz" ]; then
+if [ "${CHECK:-1}" = 1 ] && [ "$programs" = float ] && [ -f "$work/reference.npz" ]; then
     # The greedy tokens of the runs above, then one `wgx score` a program (a load each, about
     # 30 s at 1B), the most used first.
     check_programs=()
