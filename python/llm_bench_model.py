@@ -7,7 +7,7 @@ Writes, into DIR:
 and prints one JSON line (kind "model") with the element counts a decode step must read, from
 which python/llm_bench_report.py computes bytes per token for each precision.
 
-Usage: python llm_bench_model.py DIR [--small] [--prompt-tokens N] [--seed S] [--reuse]
+Usage: python llm_bench_model.py DIR [--small] [--vocab V] [--prompt-tokens N] [--seed S] [--reuse]
 """
 
 from __future__ import annotations
@@ -86,11 +86,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", type=Path)
     parser.add_argument("--small", action="store_true", help="the fixture's tiny dims")
+    parser.add_argument("--vocab", type=int, help="another vocabulary size (the 4-bit export needs a multiple of 8)")
     parser.add_argument("--prompt-tokens", type=int, default=127)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--reuse", action="store_true", help="keep the files if DIR has them for these args")
     args = parser.parse_args()
-    params = SMALL if args.small else FULL
+    params = dict(SMALL if args.small else FULL)
+    if args.vocab:
+        params["vocab_size"] = args.vocab
     args.dir.mkdir(parents=True, exist_ok=True)
     stamp = json.dumps({"params": params, "seed": args.seed, "prompt_tokens": args.prompt_tokens})
     stamp_file = args.dir / "inputs.json"

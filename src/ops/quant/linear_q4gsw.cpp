@@ -126,7 +126,7 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
         args.fail(fmt::format("{} x {} workgroups exceed the device's {} per dimension.", grid.x,
                               grid.y, rec.device().limits.max_workgroups_per_dimension));
     }
-    Kernel k = rec.kernel(fmt::format("{}/rows{}{}", name, rows, zp_bytes ? "" : " zp32"),
+    Kernel k = rec.kernel(fmt::format("{}/rows{}{}", name, rows, dq8ca && !zp_bytes ? " zp32" : ""),
                           std::string(wgsl::ops_quant_linear_q4gsw),
                           {{"WG", double(wg)},
                            {"LANES", double(lanes)},
