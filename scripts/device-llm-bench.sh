@@ -122,7 +122,7 @@ export_pte() {
     fi
     rm -f "$work/$name.pte" "$work/$name.seconds"
     (cd "$work" && t0=$SECONDS && timeout "$(limit 900 150)" "$py" \
-        "$repo/python/llm_bench_export.py" --trace-depth "$trace_depth" --model llama3_2 \
+        "$repo/python/llm_bench_export.py" --trace-depth "$trace_depth" "${hqq_flag[@]}" --model llama3_2 \
         --checkpoint ckpt.pth --params params.json -kv --use_sdpa_with_kv_cache --vulkan \
         --max_seq_length 128 --max_context_length 2048 -d fp32 "$@" --output_name "$name.tmp.pte" &&
         mv "$name.tmp.pte" "$name.pte" && echo $((SECONDS - t0)) > "$name.seconds") \
@@ -133,7 +133,11 @@ export_pte() {
 declare -A pids=()
 note "export_llama ran through python/llm_bench_export.py: executorch 1.2.0's Vulkan memory tagging with its lookahead bounded to $trace_depth (unbounded, 16 layers do not lower in minutes)."
 programs=${PROGRAMS:-float}
+# The 1B model's HQQ scale search alone takes minutes there (python/llm_bench_export.py).
+hqq_flag=()
 if [ "$programs" = quant ]; then
+    hqq_flag=(--no-hqq)
+    note "the 4-bit exports chose their scales by min/max (--no-hqq): the same program shapes, slightly different weights."
     export_pte q8da4w -qmode 8da4w -G 32 -E 4,32
     export_pte q4w -qmode 4w -G 32
 else
