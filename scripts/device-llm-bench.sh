@@ -28,7 +28,8 @@
 #        TRACE_DEPTH (16: python/llm_bench_export.py's bound), CHECK (1; 0 skips the check),
 #        CHECK_TOKENS (48; 16 with --small), PROGRAMS (float: fp32.pte and force16.pte; quant:
 #        q8da4w.pte (-qmode 8da4w -G 32 -E 4,32) and q4w.pte (-qmode 4w -G 32), the 4-bit
-#        programs, whose correctness the small fixtures test: CHECK applies to float only)
+#        programs, whose correctness the small fixtures test: CHECK applies to float only),
+#        WGX_BEFORE (with quant: an earlier wgx binary, run on the same programs after WGX)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 size=full
@@ -218,7 +219,7 @@ wgx_run() {
     fi
     local seconds=$(($(limit 9999 "$wgx_reserve") / share))
     log "wgx (${seconds}s at most): $(basename "$pte") $*"
-    "$py" python/bench_llm_wgx.py --wgx "$wgx" --pte "$pte" --prompt "$work/prompt.txt" \
+    "$py" python/bench_llm_wgx.py --wgx "${WGX_BIN:-$wgx}" --pte "$pte" --prompt "$work/prompt.txt" \
         --new-tokens "$tokens" --repeats "$wgx_repeats" --time-limit "$seconds" --device "$adapter" \
         --check-tokens "$check_tokens" \
         --out "$results" "$@" >> "$out/wgx.log" 2>&1 || log "wgx: FAILED (see results.jsonl and wgx.log)"
@@ -233,6 +234,12 @@ note "wgx: medians of up to $wgx_repeats fresh processes, each timed after one w
 if [ "$programs" = quant ]; then
     wgx_run q8da4w 3 --precision 8da4w --mode "q8da4w.pte" --profile-runs "$profile_runs"
     wgx_run q4w 2 --precision 4w --mode "q4w.pte" --profile-runs "$profile_runs"
+    # An earlier build beside this one, for an optimisation's before and after in one run.
+    if [ -x "${WGX_BEFORE:-}" ]; then
+        WGX_BIN=$WGX_BEFORE wgx_run q8da4w 2 --precision 8da4w --mode "q8da4w.pte, before" \
+            --profile-runs "$profile_runs"
+        WGX_BIN=$WGX_BEFORE wgx_run q4w 1 --precision 4w --mode "q4w.pte, before"
+    fi
 else
     wgx_run fp32 4 --precision fp32 --mode "fp32.pte" --profile-runs "$profile_runs"
     wgx_run fp32 3 --precision fp16 --mode "fp32.pte --f16"

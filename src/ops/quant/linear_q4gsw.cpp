@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "ops/common/dims.h"
+#include "ops/matmul/gemm_kernel.h"
 #include "ops/quant/linear_q4gsw.wgsl.h"
 #include "ops/registry.h"
 
@@ -126,19 +127,32 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
         args.fail(fmt::format("{} x {} workgroups exceed the device's {} per dimension.", grid.x,
                               grid.y, rec.device().limits.max_workgroups_per_dimension));
     }
-    Kernel k = rec.kernel(fmt::format("{}/rows{}{}", name, rows, dq8ca && !zp_bytes ? " zp32" : ""),
-                          std::string(wgsl::ops_quant_linear_q4gsw),
+    // Quads: 16-byte loads of 32 weights, one group's scale each.
+    const bool quads = K % 32 == 0 && Kp % 32 == 0 && G % 32 == 0;
+    std::string text(wgsl::ops_quant_linear_q4gsw);
+    replace_wgsl_marker(
+        text, "WEIGHT_QUADS",
+        quads ? "@group(0) @binding(8) var<storage, read> w4: array<vec4<u32>>;\n"
+                "fn load_quad(i: u32) -> vec4<u32> { return w4[i]; }\n"
+              : "fn load_quad(i: u32) -> vec4<u32> {\n"
+                "    return vec4<u32>(w[4u * i], w[4u * i + 1u], w[4u * i + 2u], w[4u * i + 3u]);\n"
+                "}\n");
+    Kernel k = rec.kernel(fmt::format("{}/rows{}{}{}", name, rows, quads ? " quads" : "",
+                                      dq8ca && !zp_bytes ? " zp32" : ""),
+                          text,
                           {{"WG", double(wg)},
                            {"LANES", double(lanes)},
                            {"ROWS", double(rows)},
                            {"DQ8CA", dq8ca ? 1.0 : 0.0},
                            {"ZP_BYTES", zp_bytes ? 1.0 : 0.0},
-                           {"XS_WORDS", dq8ca ? double(rows * (K / 4)) : 1.0}});
+                           {"XS_WORDS", dq8ca ? double(rows * (K / 4)) : 1.0},
+                           {"QUADS", quads ? 1.0 : 0.0}});
     // Absent operands bind x (never read).
-    rec.dispatch(k,
-                 {x, weights, scales, c.bias.value_or(x), out, Binding::uniform(p),
-                  dq8ca ? *c.x_scale : x, dq8ca ? *c.x_zp : x},
-                 grid);
+    std::vector<Binding> bindings = {x,   weights, scales, c.bias.value_or(x), out,
+                                     Binding::uniform(p), dq8ca ? *c.x_scale : x,
+                                     dq8ca ? *c.x_zp : x};
+    if (quads) bindings.push_back(weights);
+    rec.dispatch(k, bindings, grid);
 }
 
 class LinearQ4gsw final : public BuiltinOp {

@@ -7,10 +7,13 @@
 // (exact in i32; the float path of PyTorch's reference rounds each product instead).
 //
 // Weights stay packed in memory, two a byte: byte b of row n holds column 2b in its low nibble
-// and 2b + 1 in its high one, read here a u32 word (8 columns) at a time and unpacked in
-// registers. LANES invocations share one output column and walk its row a word each, so
-// neighbouring invocations read neighbouring words; WG / LANES columns per workgroup; ROWS rows
-// of x per workgroup (workgroup_id.y), so a prefill reads each weight word once per ROWS rows.
+// and 2b + 1 in its high one, read here a u32 word (8 columns) at a time, or with QUADS four
+// words (32 columns, 16 bytes: one group when G is a multiple of 32) in one load, and unpacked
+// in registers. LANES invocations share one output column and walk its row a word (or quad)
+// each, so neighbouring invocations read neighbouring memory; with QUADS each takes two quads
+// an iteration, both loads issued before either is used, so that enough bytes are in flight to
+// stream the weights at the memory's bandwidth. WG / LANES columns per workgroup; ROWS rows of
+// x per workgroup (workgroup_id.y), so a prefill reads each weight once per ROWS rows.
 // With DQ8CA the workgroup first quantizes its ROWS rows of x into workgroup memory, the even
 // and odd columns of each 8 in two words, so that a weight word's low nibbles (even columns)
 // and high nibbles (odd columns) meet their activations in two dot4I8Packed products.
@@ -33,6 +36,10 @@ struct Params {
 @group(0) @binding(5) var<uniform> params: Params;
 @group(0) @binding(6) var<storage, read> x_scale: array<f32>;  // DQ8CA: [M]
 @group(0) @binding(7) var<storage, read> x_zp: array<u32>;     // DQ8CA: [M], int8 or int32
+// load_quad(i): words 4i .. 4i + 3 of w. With QUADS the C++ side fills this line with binding 8,
+// the weights again as 16-byte elements, read in one load; otherwise (a binding of 16-byte
+// elements would not accept weights of fewer bytes) with four loads of w, never called.
+//@WEIGHT_QUADS
 
 override WG: u32 = 256u;
 override LANES: u32 = 32u;   // a power of two dividing WG
@@ -40,6 +47,7 @@ override ROWS: u32 = 1u;     // 1..MAX_ROWS
 override DQ8CA: bool = false;
 override ZP_BYTES: bool = true;  // x_zp holds int8 (four a word), else int32
 override XS_WORDS: u32 = 1u;  // DQ8CA: ROWS * K / 4
+override QUADS: bool = false;  // K, the padded K and G multiples of 32
 
 const MAX_ROWS = 8u;
 
@@ -114,6 +122,12 @@ fn word_product(word: u32, r: u32, m: u32, j: u32) -> f32 {
     return dot(wl - 8.0, vec4<f32>(a.x, a.z, b.x, b.z)) + dot(wh - 8.0, vec4<f32>(a.y, a.w, b.y, b.w));
 }
 
+// The four words of a quad (columns 8 * j0 .. 8 * j0 + 31).
+fn quad_product(q: vec4<u32>, r: u32, m: u32, j0: u32) -> f32 {
+    return (word_product(q.x, r, m, j0) + word_product(q.y, r, m, j0 + 1u)) +
+           (word_product(q.z, r, m, j0 + 2u) + word_product(q.w, r, m, j0 + 3u));
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(local_invocation_index) t: u32) {
@@ -128,7 +142,32 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     }
 
     var acc = array<f32, MAX_ROWS>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    if (inside) {
+    if (inside && QUADS) {
+        let quads = params.K / 32u;
+        let row = col * (params.row_words / 4u);
+        let quads_per_group = params.words_per_group / 4u;
+        var j = lane;
+        for (; j + LANES < quads; j += 2u * LANES) {
+            let a = load_quad(row + j);
+            let b = load_quad(row + j + LANES);
+            let sa = scales[(j / quads_per_group) * N + col];
+            let sb = scales[((j + LANES) / quads_per_group) * N + col];
+            for (var r = 0u; r < ROWS; r++) {
+                let m = min(m0 + r, params.M - 1u);
+                acc[r] = fma(sa, quad_product(a, r, m, 4u * j), acc[r]);
+                acc[r] = fma(sb, quad_product(b, r, m, 4u * (j + LANES)), acc[r]);
+            }
+        }
+        if (j < quads) {
+            let a = load_quad(row + j);
+            let sa = scales[(j / quads_per_group) * N + col];
+            for (var r = 0u; r < ROWS; r++) {
+                let m = min(m0 + r, params.M - 1u);
+                acc[r] = fma(sa, quad_product(a, r, m, 4u * j), acc[r]);
+            }
+        }
+    }
+    if (inside && !QUADS) {
         let words = params.K / 8u;
         let row = col * params.row_words;
         for (var j = lane; j < words; j += LANES) {
