@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Export small PT2E-quantized models as plain programs (no delegate) for the engine's tests.
+
+    python/.venv/bin/python python/export_pt2e.py --out tests/quant
+    python/.venv/bin/python python/export_pt2e.py --out tests/quant --only conv_per_tensor
+
+Each model goes through the PT2E flow: torch.export, prepare_pt2e with ExecuTorch's
+XNNPACKQuantizer, calibration on seeded random batches, convert_pt2e; then to_edge and
+to_executorch without a partitioner, so the program keeps the quantized_decomposed ops
+(quantize_per_tensor, dequantize_per_channel, choose_qparams, ...) as kernel calls. For every
+model it writes tests/quant/<name>/:
+
+    program.pte       the plain program
+    input_0.npy       float32 input (seeded random normal, not a calibration batch)
+    expected_0.npy    PyTorch eager output of the converted (quantized) model on that input
+    meta.json         description, quantization config, the program's kernel calls, and
+                      output_step: the scale of the model's last dequantize, the unit of the
+                      test's tolerance (tests/programs/quant_test.cpp)
+
+Everything is seeded and runs on one torch thread, so a second run gives the same files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import zlib
+from dataclasses import dataclass
+
+import executorch.kernels.quantized  # noqa: F401  (registers the quantized_decomposed out variants)
+import numpy as np
+import torch
+import torch.nn as nn
+from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+    XNNPACKQuantizer,
+    get_symmetric_quantization_config,
+)
+from executorch.exir import to_edge
+from executorch.version import __version__ as executorch_version
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class ConvNet(nn.Module):
+    """Two convolutions with a residual add, ReLU, mean pooling and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.conv3 = nn.Conv2d(8, 12, 3, stride=2)
+        self.fc = nn.Linear(12, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv1(x))
+        y = torch.relu(self.conv2(y) + y)
+        y = torch.relu(self.conv3(y))
+        return self.fc(y.mean((2, 3)))
+
+
+class Mlp(nn.Module):
+    """Linear layers: XNNPACK's dynamic config quantizes their inputs at run time."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(33, 24)
+        self.fc2 = nn.Linear(24, 7)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+@dataclass
+class Case:
+    name: str
+    description: str
+    model: type[nn.Module]
+    input_shape: tuple[int, ...]
+    per_channel: bool
+    dynamic: bool
+
+
+CASES = [
+    Case(
+        "conv_per_tensor",
+        "convolutions, residual add, mean and linear; static int8, per-tensor weights",
+        ConvNet,
+        (1, 3, 13, 11),
+        per_channel=False,
+        dynamic=False,
+    ),
+    Case(
+        "conv_per_channel",
+        "the same network with per-channel int8 weights (dequantize_per_channel)",
+        ConvNet,
+        (2, 3, 13, 11),
+        per_channel=True,
+        dynamic=False,
+    ),
+    Case(
+        "mlp_dynamic",
+        "two linear layers, dynamic int8 activations (choose_qparams, quantize_per_tensor.tensor)",
+        Mlp,
+        (5, 33),
+        per_channel=True,
+        dynamic=True,
+    ),
+]
+
+
+def seeded(name: str) -> torch.Generator:
+    return torch.Generator().manual_seed(zlib.crc32(name.encode()))
+
+
+def quantize(case: Case, gen: torch.Generator):
+    """The converted model, its exported program, and the test input."""
+    torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+    model = case.model().eval()
+    calibration = [torch.randn(case.input_shape, generator=gen) for _ in range(4)]
+    example = (calibration[0],)
+    captured = torch.export.export(model, example).module()
+    config = get_symmetric_quantization_config(is_per_channel=case.per_channel, is_dynamic=case.dynamic)
+    prepared = prepare_pt2e(captured, XNNPACKQuantizer().set_global(config))
+    for batch in calibration:
+        prepared(batch)
+    converted = convert_pt2e(prepared)
+    test_input = torch.randn(case.input_shape, generator=gen)
+    return converted, torch.export.export(converted, example), test_input
+
+
+def output_step(exported) -> float:
+    """The scale of the dequantize that makes the output, or 0 when the output is not one."""
+    (output_node,) = [n for n in exported.graph.nodes if n.op == "output"]
+    node = output_node.args[0][0]
+    if "dequantize" in str(node.target) and isinstance(node.args[1], float):
+        return float(node.args[1])
+    return 0.0
+
+
+def export_case(case: Case, out_dir: str) -> None:
+    gen = seeded(case.name)
+    converted, exported, x = quantize(case, gen)
+    with torch.no_grad():
+        expected = converted(x)
+    program = to_edge(exported).to_executorch()
+    plan = program.executorch_program.execution_plan[0]
+    kernels = sorted({f"{op.name}.{op.overload}" for op in plan.operators})
+    target = os.path.join(out_dir, case.name)
+    os.makedirs(target, exist_ok=True)
+    with open(os.path.join(target, "program.pte"), "wb") as f:
+        f.write(program.buffer)
+    np.save(os.path.join(target, "input_0.npy"), x.numpy())
+    np.save(os.path.join(target, "expected_0.npy"), expected.numpy())
+    meta = {
+        "name": case.name,
+        "description": case.description,
+        "quantizer": "XNNPACKQuantizer, get_symmetric_quantization_config("
+        f"is_per_channel={case.per_channel}, is_dynamic={case.dynamic})",
+        "executorch": executorch_version,
+        "torch": torch.__version__,
+        "inputs": [{"file": "input_0.npy", "shape": list(x.shape), "dtype": "float32"}],
+        "outputs": [{"file": "expected_0.npy", "shape": list(expected.shape), "dtype": "float32"}],
+        "output_step": output_step(exported),
+        "kernels": kernels,
+    }
+    with open(os.path.join(target, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=2)
+        f.write("\n")
+    print(f"{case.name}: {len(kernels)} kernels, output step {meta['output_step']:.3g} -> {target}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.path.join(REPO, "tests", "quant"))
+    parser.add_argument("--only", action="append", help="a model name (repeatable)")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    for case in CASES:
+        if args.only and case.name not in args.only:
+            continue
+        export_case(case, args.out)
+
+
+if __name__ == "__main__":
+    main()
