@@ -51,6 +51,7 @@ TESTS_BY_FAMILY = {
     "norm": "Norm*",
     "shape": "Shape*, FillOps, StateOps",
     "llm": "LlmOps, DeltaNetOps, SplitBindings",
+    "qdq": "QuantDecomposed, QuantPrograms",
 }
 
 
