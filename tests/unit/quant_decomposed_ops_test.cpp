@@ -8,6 +8,8 @@
 //     uint8, int32, restricted ranges ([-127, 127]), exact ties (x * inv_scale = k + 0.5);
 //   dequantize_per_tensor.{default,tensor}, dequantize_per_channel: exact (float32 equal),
 //     with and without zero points, out_dtype given and not;
+//   choose_qparams_per_token_asymmetric, quantize_per_token, dequantize_per_token: exact,
+//     float64 scales (the reference then quantizes in float64; exact ties too) and float32 ones;
 //   choose_qparams.tensor: exact scale and zero point, 120 random inputs (one-sided, mixed,
 //     tiny ranges that hit eps), both workgroup-reduction paths; these also check the kernels'
 //     correctly rounded division;
@@ -29,6 +31,10 @@ constexpr const char* kDequantize = "quantized_decomposed.dequantize_per_tensor.
 constexpr const char* kDequantizeTensor = "quantized_decomposed.dequantize_per_tensor.tensor";
 constexpr const char* kDequantizeChannel = "quantized_decomposed.dequantize_per_channel.default";
 constexpr const char* kChooseQparams = "quantized_decomposed.choose_qparams.tensor";
+constexpr const char* kChoosePerToken =
+    "quantized_decomposed.choose_qparams_per_token_asymmetric.default";
+constexpr const char* kQuantizeToken = "quantized_decomposed.quantize_per_token.default";
+constexpr const char* kDequantizeToken = "quantized_decomposed.dequantize_per_token.default";
 
 // c10::ScalarType codes.
 int64_t scalar_type(DType t) {
@@ -371,6 +377,126 @@ TEST(QuantDecomposed, ChooseQparamsMatchesReference) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// per token
+
+// _choose_qparams_per_token_asymmetric_impl in float32, for one row.
+Qparams per_token_ref(const float* row, int64_t n) {
+    float lo = row[0], hi = row[0];
+    for (int64_t k = 0; k < n; ++k) lo = std::min(lo, row[k]), hi = std::max(hi, row[k]);
+    const float min_neg = std::min(lo, 0.f), max_pos = std::max(hi, 0.f);
+    const float scale =
+        std::max((max_pos - min_neg) / 255.f, std::numeric_limits<float>::epsilon());
+    const float descaled_min = min_neg / scale, descaled_max = max_pos / scale;
+    const float from_min = -128.f + descaled_min, from_max = 127.f + descaled_max;
+    const float zp = from_min + from_max > 0 ? -128.f - descaled_min : 127.f - descaled_max;
+    return {scale, int64_t(std::nearbyint(std::clamp(zp, -128.f, 127.f)))};
+}
+
+struct TokenCase {
+    Shape shape;
+    bool float64_scales;
+};
+
+// choose_qparams_per_token_asymmetric, then quantize_per_token and dequantize_per_token with
+// its outputs: each exact against the reference, which with float64 scales quantizes in
+// float64 (x * (1 / scale) + zero_point, rounded), with float32 ones in float32.
+TEST(QuantDecomposed, PerTokenOpsMatchReference) {
+    const std::vector<TokenCase> cases = {
+        {{1, 7}, true},     {{3, 5}, true},    {{2, 3, 64}, true}, {{4, 1}, true},
+        {{17, 300}, true},  {{1, 4099}, true}, {{5, 33}, false},   {{2, 2, 9}, false},
+        {{9, 1000}, false}, {{3, 257}, true},
+    };
+    on_both_reduction_paths([&](const std::string& path) {
+        uint32_t seed = 700;
+        for (const TokenCase& c : cases) {
+            const auto n = size_t(numel(c.shape));
+            const int64_t D = c.shape.back(), T = int64_t(n) / D;
+            auto x = random_floats(n, seed++);
+            for (size_t i = 0; i < n; ++i) {
+                if ((i / size_t(D)) % 3 == 1) x[i] = std::abs(x[i]) * 0.01f;  // one-sided rows
+                if ((i / size_t(D)) % 3 == 2) x[i] = x[i] * 30.f - 10.f;
+            }
+            Shape qshape = c.shape;
+            qshape.back() = 1;
+            std::vector<float> want_scale(static_cast<size_t>(T));
+            std::vector<int64_t> want_zp(static_cast<size_t>(T));
+            for (int64_t t = 0; t < T; ++t) {
+                const Qparams q = per_token_ref(&x[size_t(t * D)], D);
+                want_scale[size_t(t)] = q.scale;
+                want_zp[size_t(t)] = q.zero_point;
+            }
+            Tensor tx = ctx().tensor(DType::f32, c.shape).set_data(x);
+            const DType sdt = c.float64_scales ? DType::f64 : DType::f32;
+            Tensor ts = ctx().tensor(sdt, qshape);
+            Tensor tz = ctx().tensor(DType::i64, qshape);
+            if (c.float64_scales) {
+                ts.set_data(std::vector<double>(size_t(T), -1.0));
+            } else {
+                ts.set_data(std::vector<float>(size_t(T), -1.f));
+            }
+            tz.set_data(std::vector<int64_t>(size_t(T), 999));
+            run(kChoosePerToken, {tx, int64_t(1), Arg::TensorList{ts, tz}});
+            std::vector<double> got_scale;
+            if (c.float64_scales) {
+                got_scale = ts.get_data<double>();
+            } else {
+                for (float v : ts.get_data<float>()) got_scale.push_back(v);
+            }
+            EXPECT_EQ(got_scale, std::vector<double>(want_scale.begin(), want_scale.end()))
+                << path << " " << shape_string(c.shape);
+            EXPECT_EQ(tz.get_data<int64_t>(), want_zp) << path << " " << shape_string(c.shape);
+
+            std::vector<int64_t> want_q(n);
+            std::vector<double> want_dq(n);
+            for (size_t i = 0; i < n; ++i) {
+                const auto t = i / size_t(D);
+                const float s = want_scale[t];
+                double v;
+                if (c.float64_scales) {
+                    v = std::nearbyint(double(x[i]) * (1.0 / double(s)) + double(want_zp[t]));
+                } else {
+                    v = std::nearbyint(x[i] * (1.f / s) + float(want_zp[t]));
+                }
+                want_q[i] = int64_t(std::clamp(v, -128.0, 127.0));
+                want_dq[i] = float(double(want_q[i] - want_zp[t]) * double(s));
+            }
+            Tensor tq = ctx().tensor(DType::i8, c.shape);
+            poison_ints(tq, want_q);
+            run(kQuantizeToken, {tx, ts, tz, int64_t(-128), int64_t(127), int64_t(1), tq});
+            EXPECT_EQ(read_ints(tq), want_q) << path << " " << shape_string(c.shape);
+            Tensor out = ctx().tensor(DType::f32, c.shape);
+            poison(out);
+            run(kDequantizeToken,
+                {tq, ts, tz, int64_t(-128), int64_t(127), int64_t(1), int64_t(6), out});
+            EXPECT_EQ(max_rel_error(out.get_data<float>(), want_dq), 0.0)
+                << path << " " << shape_string(c.shape);
+        }
+    });
+}
+
+// Exact ties with float64 scales: x / scale + zero_point a half-integer goes to the even one.
+TEST(QuantDecomposed, QuantizePerTokenRoundsExactTiesToEven) {
+    std::vector<float> x;
+    for (int k = -30; k <= 30; ++k) x.push_back(0.25f * float(2 * k + 1));  // x / 0.5 = k + 0.5
+    const int64_t T = 2, D = int64_t(x.size()) / 2;
+    x.resize(size_t(T * D));
+    const std::vector<double> scales = {0.5, 0.5};
+    const std::vector<int64_t> zps = {3, -4};
+    std::vector<int64_t> want(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double v = std::nearbyint(double(x[i]) / 0.5 + double(zps[i / size_t(D)]));
+        want[i] = int64_t(std::clamp(v, -128.0, 127.0));
+    }
+    Tensor tx = ctx().tensor(DType::f32, {T, D}).set_data(x);
+    Tensor ts = ctx().tensor(DType::f64, {T, 1}).set_data(scales);
+    Tensor tz = ctx().tensor(DType::i64, {T, 1}).set_data(zps);
+    Tensor tq = ctx().tensor(DType::i8, {T, D});
+    poison_ints(tq, want);
+    run(kQuantizeToken, {tx, ts, tz, int64_t(-128), int64_t(127), int64_t(1), tq});
+    EXPECT_EQ(read_ints(tq), want);
+}
+
+// ---------------------------------------------------------------------------------------------
 // bad arguments
 
 TEST(QuantDecomposed, BadArgumentsAreRejected) {
@@ -417,6 +543,13 @@ TEST(QuantDecomposed, BadArgumentsAreRejected) {
     expect_invalid(kChooseQparams,
                    {x, lo, hi, 1e-5, i8, Arg::TensorList{scale, ctx().tensor(DType::f32, {1})}},
                    {"zero_point", "float32"});
+
+    Tensor s23 = ctx().tensor(DType::f64, {2, 1});
+    Tensor z23 = ctx().tensor(DType::i64, {2, 1});
+    expect_invalid(kChoosePerToken, {q8, i8, Arg::TensorList{s23, z23}}, {"input", "float32"});
+    expect_invalid(kChoosePerToken, {x, i8, Arg::TensorList{scale, zp}}, {"scale", "elements"});
+    expect_invalid(kQuantizeToken, {x, s23, z3, lo, hi, i8, q8}, {"zero_points", "elements"});
+    expect_invalid(kDequantizeToken, {q8, s23, z23, lo, hi, i8, f16c, f16}, {"out_dtype"});
 }
 
 }  // namespace

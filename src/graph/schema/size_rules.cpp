@@ -35,6 +35,17 @@ void choose_qparams(SizeCall& c) {
     for (int32_t id : outs) c.set_dims_of(id, {1});
 }
 
+// choose_qparams_per_token_asymmetric [input, dtype, (scale, zero_point)]: one of each per row,
+// input's sizes with the last made 1.
+void choose_qparams_per_token(SizeCall& c) {
+    const std::vector<int32_t> outs = c.tensor_ids(last(c));
+    if (outs.size() != 2) c.fail("expects two outputs (scale, zero_point).");
+    std::vector<int64_t> dims = c.dims(0);
+    if (dims.empty()) c.fail("expects an input of rank >= 1.");
+    dims.back() = 1;
+    for (int32_t id : outs) c.set_dims_of(id, dims);
+}
+
 void broadcast(SizeCall& c) {
     std::vector<int64_t> out = c.dims(0);
     for (size_t i = 1; i < last(c); ++i) {
@@ -551,6 +562,8 @@ constexpr std::array kSameAsInput = {
     "quantized_decomposed.dequantize_per_tensor.default",
     "quantized_decomposed.dequantize_per_tensor.tensor",
     "quantized_decomposed.dequantize_per_channel.default",
+    "quantized_decomposed.quantize_per_token.default",
+    "quantized_decomposed.dequantize_per_token.default",
 };
 
 constexpr std::array kBroadcast = {
@@ -624,6 +637,8 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("aten.split_with_sizes_copy.default", split_with_sizes);
         add("llama.gated_delta_rule.default", gated_delta_rule);
         add("quantized_decomposed.choose_qparams.tensor", choose_qparams);
+        add("quantized_decomposed.choose_qparams_per_token_asymmetric.default",
+            choose_qparams_per_token);
         // Writes into (a copy of) self: self's sizes.
         add("aten.slice_scatter.default", same_as_input);
         add("aten.copy.default", same_as_input);

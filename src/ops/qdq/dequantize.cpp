@@ -1,11 +1,14 @@
-// quantized_decomposed.dequantize_per_tensor.{default,tensor} and dequantize_per_channel:
-// int8 / uint8 / int32 to float32 as torch/ao/quantization/fx/_decomposed.py does. Per tensor:
-// (float(q) - zero_point) * scale; per channel: (q - zero_point) * scale, the difference in
+// quantized_decomposed.dequantize_per_tensor.{default,tensor}, dequantize_per_channel and
+// dequantize_per_token: int8 / uint8 / int32 to float32 as torch/ao/quantization/fx/
+// _decomposed.py does. Per tensor: (float(q) - zero_point) * scale; per channel and per token:
+// (q - zero_point) * scale, the difference in
 // integers (the same for 8-bit inputs; for int32 the reference's order is kept).
 // Args: .default [input, scale, zero_point, quant_min, quant_max, dtype, out_dtype?, out];
 //       .tensor  [input, scale [1], zero_point [1], quant_min, quant_max, dtype, out_dtype?, out];
 //       per_channel [input, scales [C], zero_points [C]?, axis, quant_min, quant_max, dtype,
-//                    out_dtype?, out] (no zero points: zero).
+//                    out_dtype?, out] (no zero points: zero);
+//       per_token [input, scales [T], zero_points [T], quant_min, quant_max, dtype,
+//                  output_dtype, out] with T = input's rows (numel / last dim).
 // input's dtype must be `dtype`; out (input's shape) is float32, the only out_dtype taken.
 // Scales are float32 or float64 (read as float32) and zero points int32 or int64.
 #include <fmt/format.h>
@@ -138,8 +141,37 @@ class DequantizePerChannel final : public BuiltinOp {
     }
 };
 
+// Per token: the reference's (input - zero_points) * scales, the difference in integers.
+class DequantizePerToken final : public BuiltinOp {
+  public:
+    std::string_view name() const override {
+        return "quantized_decomposed.dequantize_per_token.default";
+    }
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(8, 8);
+        const Tensor& q = args.tensor(0, "input");
+        const Tensor& scales = args.tensor(1, "scales");
+        const Tensor& zero_points = args.tensor(2, "zero_points");
+        if (q.rank() < 1) args.fail("input must have at least one dim.");
+        QParams qp;
+        qp.inner = std::max<int64_t>(1, q.shape().back());
+        qp.channels = q.numel() / qp.inner;
+        expect_scales(args, scales, qp.channels, "scales");
+        expect_zero_points(args, zero_points, qp.channels, "zero_points");
+        qp.channels = std::max<int64_t>(1, qp.channels);
+        qp.scales = &scales;
+        qp.zero_points = &zero_points;
+        qp.integer_difference = true;
+        record_dequantize(rec, args, name(), qp, 3);
+    }
+};
+
 }  // namespace
 
+const Op& dequantize_per_token_op() {
+    static const DequantizePerToken op;
+    return op;
+}
 const Op& dequantize_per_tensor_op() {
     static const DequantizePerTensor op;
     return op;

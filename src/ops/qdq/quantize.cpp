@@ -1,10 +1,14 @@
 // quantized_decomposed.quantize_per_tensor.{default,tensor} and quantize_per_channel.default:
 // float32 to int8 / uint8 / int32 as torch/ao/quantization/fx/_decomposed.py does,
 // clamp(round(x * (1 / scale)) + zero_point, quant_min, quant_max) with round half to even.
-// Args: .default [input, scale, zero_point, quant_min, quant_max, dtype, out];
+// And quantize_per_token.default, one scale and zero point per row of the last dim
+// (QuantizePerToken below). Args: .default [input, scale, zero_point, quant_min, quant_max, dtype,
+// out];
 //       .tensor  [input, scale [1], zero_point [1], quant_min, quant_max, dtype, out];
 //       per_channel [input, scales [C], zero_points [C], axis, quant_min, quant_max, dtype, out]
-//       with C = input's size at axis.
+//       with C = input's size at axis;
+//       per_token [input, scales [T], zero_points [T], quant_min, quant_max, dtype, out]
+//       with T = input's rows (numel / last dim).
 // out has input's shape and dtype `dtype`. Scales are float32 or float64 and zero points
 // int32 or int64 tensors; both are read as float32 / int32 on the GPU, so a float64 scale that
 // float32 cannot hold is rounded once (PT2E's scales are float32 values).
@@ -36,6 +40,7 @@ struct QParams {
     const Tensor* zero_points = nullptr;
     int64_t inner = 1, channels = 1;
     float inv_scale = 1, zero_point = 0;
+    uint32_t rounding = 0;  // quantize.wgsl's ROUNDING
 };
 
 void record_quantize(Recorder& rec, const Args& args, std::string_view name, const QParams& qp,
@@ -57,10 +62,12 @@ void record_quantize(Recorder& rec, const Args& args, std::string_view name, con
     if (p.numel == 0) return;
     const uint32_t wg = rec.workgroup_size(256);
     const bool buffers = qp.scales != nullptr;
-    Kernel k = rec.kernel(
-        fmt::format("{}/{}", name, dtype_name(dtype)),
-        std::string(wgsl::ops_qdq_div_rn) + std::string(wgsl::ops_qdq_quantize),
-        {{"WG", double(wg)}, {"QPARAMS", buffers ? 1.0 : 0.0}, {"OUT_KIND", double(kind)}});
+    Kernel k = rec.kernel(fmt::format("{}/{}", name, dtype_name(dtype)),
+                          std::string(wgsl::ops_qdq_div_rn) + std::string(wgsl::ops_qdq_quantize),
+                          {{"WG", double(wg)},
+                           {"QPARAMS", buffers ? 1.0 : 0.0},
+                           {"OUT_KIND", double(kind)},
+                           {"ROUNDING", double(qp.rounding)}});
     // Without buffers the kernel never reads bindings 1 and 2; the input stands in for them.
     rec.dispatch(
         k, {x, buffers ? *qp.scales : x, buffers ? *qp.zero_points : x, out, Binding::uniform(p)},
@@ -127,8 +134,40 @@ class QuantizePerChannel final : public BuiltinOp {
     }
 };
 
+// Per token: one scale and zero point per row of the last dim. The reference computes
+// input.mul(1.0 / scales).add(zero_points).round() in the scales' type: float64 (what
+// choose_qparams_per_token_asymmetric gives) is rounded exactly on the quotient, float32 as
+// float32 does.
+class QuantizePerToken final : public BuiltinOp {
+  public:
+    std::string_view name() const override {
+        return "quantized_decomposed.quantize_per_token.default";
+    }
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(7, 7);
+        const Tensor& x = args.tensor(0, "input");
+        const Tensor& scales = args.tensor(1, "scales");
+        const Tensor& zero_points = args.tensor(2, "zero_points");
+        if (x.rank() < 1) args.fail("input must have at least one dim.");
+        QParams qp;
+        qp.inner = std::max<int64_t>(1, x.shape().back());
+        qp.channels = x.numel() / qp.inner;
+        expect_scales(args, scales, qp.channels, "scales");
+        expect_zero_points(args, zero_points, qp.channels, "zero_points");
+        qp.channels = std::max<int64_t>(1, qp.channels);
+        qp.scales = &scales;
+        qp.zero_points = &zero_points;
+        qp.rounding = scales.dtype() == DType::f64 ? 2 : 1;
+        record_quantize(rec, args, name(), qp, 3);
+    }
+};
+
 }  // namespace
 
+const Op& quantize_per_token_op() {
+    static const QuantizePerToken op;
+    return op;
+}
 const Op& quantize_per_tensor_op() {
     static const QuantizePerTensor op;
     return op;

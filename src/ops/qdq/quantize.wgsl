@@ -4,6 +4,10 @@
 // QPARAMS 0: one scale and zero point in the uniforms (inv_scale found on the host);
 // QPARAMS 1: per channel (channel = (e / inner) % channels; one channel for the per-tensor
 // .tensor form) from the scales and zero_points buffers, inv_scale by div_rn.
+// ROUNDING 0: round(x * inv_scale) + zero_point (per tensor and per channel, float32);
+// 1: round(x * inv_scale + zero_point) (per token with float32 scales: the reference adds the
+// zero point before rounding); 2: zero_point + x / scale rounded exactly (per token with
+// float64 scales, which the reference computes in float64; div_rn.wgsl's round_quotient).
 // OUT_KIND 0 int32 (one element per word), 1 uint8, 2 int8 (four per word): one invocation
 // owns one whole output word, so no two write the same word.
 // div_rn.wgsl is prepended.
@@ -27,16 +31,24 @@ struct Params {
 override WG: u32 = 256;
 override QPARAMS: u32 = 0;
 override OUT_KIND: u32 = 0;
+override ROUNDING: u32 = 0;
 
 fn quantize(e: u32) -> i32 {
     var inv_scale = params.inv_scale;
     var zero_point = params.zero_point;
     if (QPARAMS == 1u) {
         let c = (e / params.inner) % params.channels;
+        if (ROUNDING == 2u) {
+            return round_quotient(x[e], scales[c], zero_points[c], i32(params.quant_min),
+                                  i32(params.quant_max));
+        }
         inv_scale = div_rn(1.0, scales[c]);
         zero_point = f32(zero_points[c]);
     }
-    let r = round(x[e] * inv_scale) + zero_point;
+    var r = round(x[e] * inv_scale) + zero_point;
+    if (ROUNDING == 1u) {
+        r = round(x[e] * inv_scale + zero_point);
+    }
     return i32(clamp(r, params.quant_min, params.quant_max));
 }
 
