@@ -1,17 +1,17 @@
-// quantized_decomposed.quantize_per_tensor.{default,tensor} and quantize_per_channel.default:
-// float32 to int8 / uint8 / int32 as torch/ao/quantization/fx/_decomposed.py does,
-// clamp(round(x * (1 / scale)) + zero_point, quant_min, quant_max) with round half to even.
-// And quantize_per_token.default, one scale and zero point per row of the last dim
-// (QuantizePerToken below). Args: .default [input, scale, zero_point, quant_min, quant_max, dtype,
-// out];
-//       .tensor  [input, scale [1], zero_point [1], quant_min, quant_max, dtype, out];
-//       per_channel [input, scales [C], zero_points [C], axis, quant_min, quant_max, dtype, out]
-//       with C = input's size at axis;
-//       per_token [input, scales [T], zero_points [T], quant_min, quant_max, dtype, out]
-//       with T = input's rows (numel / last dim).
+// quantized_decomposed.quantize_per_tensor.{default,tensor}, quantize_per_channel.default and
+// quantize_per_token.default: float32 to int8 / uint8 / int32 as
+// torch/ao/quantization/fx/_decomposed.py does, clamp(round(x * (1 / scale)) + zero_point,
+// quant_min, quant_max) with round half to even (per token: see QuantizePerToken).
+// Args: .default     [input, scale, zero_point, quant_min, quant_max, dtype, out];
+//       .tensor      [input, scale [1], zero_point [1], quant_min, quant_max, dtype, out];
+//       per_channel  [input, scales [C], zero_points [C], axis, quant_min, quant_max, dtype, out]
+//                    with C = input's size at axis;
+//       per_token    [input, scales [T], zero_points [T], quant_min, quant_max, dtype, out]
+//                    with T = input's rows (numel / last dim).
 // out has input's shape and dtype `dtype`. Scales are float32 or float64 and zero points
-// int32 or int64 tensors; both are read as float32 / int32 on the GPU, so a float64 scale that
-// float32 cannot hold is rounded once (PT2E's scales are float32 values).
+// int32 or int64 tensors; the GPU holds them as float32 / int32, so a float64 scale that
+// float32 cannot hold would be rounded once (the observers and choose_qparams ops all make
+// float32 values).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,13 +1,17 @@
-// quantize_per_tensor / quantize_per_channel: q = clamp(round(x * inv_scale) + zero_point,
-// quant_min, quant_max), with round half to even (WGSL's round), and inv_scale = 1 / scale
-// rounded once to float32, as the reference multiplies by the reciprocal (never divides).
+// quantize_per_tensor / quantize_per_channel / quantize_per_token:
+// q = clamp(round(x * inv_scale) + zero_point, quant_min, quant_max), with round half to even
+// (WGSL's round), and inv_scale = 1 / scale rounded once to float32, as the reference
+// multiplies by the reciprocal (never divides).
 // QPARAMS 0: one scale and zero point in the uniforms (inv_scale found on the host);
 // QPARAMS 1: per channel (channel = (e / inner) % channels; one channel for the per-tensor
-// .tensor form) from the scales and zero_points buffers, inv_scale by div_rn.
-// ROUNDING 0: round(x * inv_scale) + zero_point (per tensor and per channel, float32);
-// 1: round(x * inv_scale + zero_point) (per token with float32 scales: the reference adds the
-// zero point before rounding); 2: zero_point + x / scale rounded exactly (per token with
-// float64 scales, which the reference computes in float64; div_rn.wgsl's round_quotient).
+// .tensor form, one per row for per token) from the scales and zero_points buffers, inv_scale
+// by div_rn.
+// ROUNDING 0: round(x * inv_scale) + zero_point (per tensor and per channel, float32).
+// ROUNDING 1: round(x * inv_scale + zero_point) (per token with float32 scales: the reference
+// adds the zero point before rounding; a driver that fuses this multiply-add may differ where
+// the sum is within a rounding of a half-integer).
+// ROUNDING 2: zero_point + x / scale rounded exactly (per token with float64 scales, which the
+// reference computes in float64; div_rn.wgsl's round_quotient).
 // OUT_KIND 0 int32 (one element per word), 1 uint8, 2 int8 (four per word): one invocation
 // owns one whole output word, so no two write the same word.
 // div_rn.wgsl is prepended.
