@@ -82,6 +82,22 @@ class Mlp(nn.Module):
         return self.fc2(torch.relu(self.fc1(x)))
 
 
+class PerTokenLinear(nn.Module):
+    """A linear layer on per-token dynamically quantized input, written with the
+    quantized_decomposed per-token ops themselves (what torchao's 8-bit dynamic activation
+    configs make; XNNPACKQuantizer's dynamic config is per tensor)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(24, 7)
+
+    def forward(self, x):
+        qd = torch.ops.quantized_decomposed
+        scales, zero_points = qd.choose_qparams_per_token_asymmetric(x, torch.int8)
+        q = qd.quantize_per_token(x, scales, zero_points, -128, 127, torch.int8)
+        return self.fc(qd.dequantize_per_token(q, scales, zero_points, -128, 127, torch.int8, torch.float32))
+
+
 @dataclass
 class Case:
     name: str
@@ -90,6 +106,7 @@ class Case:
     input_shape: tuple[int, ...]
     per_channel: bool
     dynamic: bool
+    quantizer: bool = True  # False: the model calls the quantized ops itself (no PT2E flow)
 
 
 CASES = [
@@ -117,6 +134,16 @@ CASES = [
         per_channel=True,
         dynamic=True,
     ),
+    Case(
+        "linear_per_token",
+        "a linear layer on per-token quantized input (choose_qparams_per_token_asymmetric, "
+        "quantize_per_token, dequantize_per_token; float64 scales), no quantizer",
+        PerTokenLinear,
+        (2, 5, 24),
+        per_channel=False,
+        dynamic=True,
+        quantizer=False,
+    ),
 ]
 
 
@@ -130,6 +157,8 @@ def quantize(case: Case, gen: torch.Generator):
     model = case.model().eval()
     calibration = [torch.randn(case.input_shape, generator=gen) for _ in range(4)]
     example = (calibration[0],)
+    if not case.quantizer:
+        return model, torch.export.export(model, example), torch.randn(case.input_shape, generator=gen)
     captured = torch.export.export(model, example).module()
     config = get_symmetric_quantization_config(is_per_channel=case.per_channel, is_dynamic=case.dynamic)
     prepared = prepare_pt2e(captured, XNNPACKQuantizer().set_global(config))
@@ -167,7 +196,9 @@ def export_case(case: Case, out_dir: str) -> None:
         "name": case.name,
         "description": case.description,
         "quantizer": "XNNPACKQuantizer, get_symmetric_quantization_config("
-        f"is_per_channel={case.per_channel}, is_dynamic={case.dynamic})",
+        f"is_per_channel={case.per_channel}, is_dynamic={case.dynamic})"
+        if case.quantizer
+        else "none (the model calls the quantized_decomposed ops)",
         "executorch": executorch_version,
         "torch": torch.__version__,
         "inputs": [{"file": "input_0.npy", "shape": list(x.shape), "dtype": "float32"}],

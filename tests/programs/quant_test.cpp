@@ -1,6 +1,7 @@
 // The PT2E-quantized plain programs of tests/quant (python/export_pt2e.py: XNNPACKQuantizer,
-// static per-tensor, static per-channel and dynamic int8, exported without a delegate) run on
-// the engine and match PyTorch eager on the converted model.
+// static per-tensor, static per-channel and dynamic int8, and a model calling the per-token
+// ops itself; exported without a delegate) run on the engine and match PyTorch eager on the
+// converted model.
 //
 // Tolerance: the quantize ops are exact (tests/unit/quant_decomposed_ops_test.cpp), but the
 // float convolutions and matrix products between them sum in another order than PyTorch's, so
@@ -8,14 +9,14 @@
 // side, and that step travels on through the later layers. With a quantized output (the static
 // models) the error is therefore counted in output steps (the scale of the last dequantize):
 // at most 2 steps anywhere, and at most 10% of the outputs off at all. A float output (the
-// dynamic model, whose linear layers end in float) gets a relative limit instead: max abs error
+// dynamic models, whose linear layers end in float) gets a relative limit instead: max abs error
 // over max |expected| at most 2e-2, which is about one step of the dynamically quantized input
 // propagated through a layer.
 //
 // EfficientNetLite0Top1MatchesPyTorch: the real classifier, PT2E-quantized into the ignored
 // .cache/pt2e/efficientnet_lite0 by `python/export_pt2e.py --efficientnet`, classifies each
 // test photo as the quantized model does in PyTorch (same top-1); it skips when the export is
-// absent. The logits' max error is printed, in steps of the last dequantize, not checked.
+// absent. The logits' max abs error is printed, not checked.
 #include <gtest/gtest.h>
 
 #include <algorithm>
