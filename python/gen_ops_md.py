@@ -52,6 +52,7 @@ TESTS_BY_FAMILY = {
     "shape": "Shape*, FillOps, StateOps",
     "llm": "LlmOps, DeltaNetOps, SplitBindings",
     "quant": "QuantOps, LlmQuant (tests/programs)",
+    "qdq": "QuantDecomposed, QuantPrograms",
 }
 
 

@@ -27,6 +27,14 @@ TEST(KernelNames, GeneralRuleAndTable) {
         {{"executorch_prim::floordiv", "Scalar"}, "floordiv"},
         {{"quantized_decomposed::quantize_per_tensor", "out"},
          "quantized_decomposed.quantize_per_tensor.default"},
+        {{"quantized_decomposed::quantize_per_tensor", "Tensor_out"},
+         "quantized_decomposed.quantize_per_tensor.tensor"},
+        {{"quantized_decomposed::dequantize_per_tensor", "Tensor_out"},
+         "quantized_decomposed.dequantize_per_tensor.tensor"},
+        {{"quantized_decomposed::dequantize_per_channel", "out"},
+         "quantized_decomposed.dequantize_per_channel.default"},
+        {{"quantized_decomposed::choose_qparams", "Tensor_out"},
+         "quantized_decomposed.choose_qparams.tensor"},
         {{"dim_order_ops::_clone_dim_order", "out"}, "dim_order_ops._clone_dim_order.default"},
         {{"llama::update_cache", "out"}, "update_cache.default"},
         {{"my_ns::custom", ""}, "my_ns.custom.default"},
@@ -46,6 +54,10 @@ TEST(KernelNames, ArgumentFixups) {
     const FunctionalOp norm = functional_op("aten::native_layer_norm", "out");
     EXPECT_EQ(norm.output_count, 3);
     EXPECT_EQ(functional_op("aten::relu", "out").output_count, 1);
+    EXPECT_EQ(functional_op("quantized_decomposed::choose_qparams", "Tensor_out").output_count, 2);
+    EXPECT_EQ(functional_op("quantized_decomposed::choose_qparams_per_token_asymmetric", "out")
+                  .output_count,
+              2);
 }
 
 }  // namespace

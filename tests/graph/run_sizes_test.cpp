@@ -277,6 +277,47 @@ TEST(RunSizes, HybridLayerRulesFollowTheLength) {
     EXPECT_TRUE(is_host_op("neg"));
 }
 
+// The quantized_decomposed ops of a dynamically quantized program: per-token qparams take the
+// input's sizes with the last dim 1, per-tensor ones one element, the rest the input's sizes.
+TEST(RunSizes, QuantizedOpsFollowTheInput) {
+    Graph g;
+    g.origin = "quant";
+    g.values = {
+        tensor(DType::f32, {8, 6}, true),  // 0 x
+        Int{1},                            // 1 dtype int8
+        tensor(DType::f64, {8, 1}, true),  // 2 per-token scales
+        tensor(DType::i64, {8, 1}, true),  // 3 per-token zero points
+        ValueList{{2, 3}},                 // 4
+        Int{-128},                         // 5
+        Int{127},                          // 6
+        tensor(DType::i8, {8, 6}, true),   // 7 q
+        Int{6},                            // 8 output dtype float
+        tensor(DType::f32, {8, 6}, true),  // 9 dq
+        Double{1e-5},                      // 10 eps
+        tensor(DType::f64, {1}),           // 11 scale
+        tensor(DType::i64, {1}),           // 12 zero point
+        ValueList{{11, 12}},               // 13
+        tensor(DType::i8, {8, 6}, true),   // 14 q2
+    };
+    g.chain = {
+        {"quantized_decomposed.choose_qparams_per_token_asymmetric.default", {0, 1, 4}},
+        {"quantized_decomposed.quantize_per_token.default", {0, 2, 3, 5, 6, 1, 7}},
+        {"quantized_decomposed.dequantize_per_token.default", {7, 2, 3, 5, 6, 1, 8, 9}},
+        {"quantized_decomposed.choose_qparams.tensor", {9, 5, 6, 10, 1, 13}},
+        {"quantized_decomposed.quantize_per_tensor.tensor", {9, 11, 12, 5, 6, 1, 14}},
+    };
+    g.input_ids = {0};
+    g.output_ids = {9, 14};
+    const RunSizes s = infer_run_sizes(g, std::vector<RunInput>{{{3, 6}, {}}});
+    EXPECT_EQ(s.dims[2], (std::vector<int64_t>{3, 1}));
+    EXPECT_EQ(s.dims[3], (std::vector<int64_t>{3, 1}));
+    EXPECT_EQ(s.dims[7], (std::vector<int64_t>{3, 6}));
+    EXPECT_EQ(s.dims[9], (std::vector<int64_t>{3, 6}));
+    EXPECT_EQ(s.dims[11], (std::vector<int64_t>{1}));
+    EXPECT_EQ(s.dims[12], (std::vector<int64_t>{1}));
+    EXPECT_EQ(s.dims[14], (std::vector<int64_t>{3, 6}));
+}
+
 // A transposed convolution's length and a strided one's, as PyTorch computes them.
 TEST(RunSizes, ConvolutionRuleHasPyTorchsLengths) {
     for (const bool transposed : {false, true}) {

@@ -77,6 +77,16 @@ const std::vector<Exception>& exceptions() {
         // LLM custom ops: the VkGraph spells these without a namespace.
         {"llama::sdpa_with_kv_cache.out", {"sdpa_with_kv_cache.default"}},
         {"llama::update_cache.out", {"update_cache.default"}},
+        // PT2E's quantize / dequantize ops: the tensor-qparams overload is "tensor" in
+        // lower case, and the choose_qparams ops have two outputs.
+        {"quantized_decomposed::quantize_per_tensor.Tensor_out",
+         {"quantized_decomposed.quantize_per_tensor.tensor"}},
+        {"quantized_decomposed::dequantize_per_tensor.Tensor_out",
+         {"quantized_decomposed.dequantize_per_tensor.tensor"}},
+        {"quantized_decomposed::choose_qparams.Tensor_out",
+         {"quantized_decomposed.choose_qparams.tensor", -1, 0, 2}},
+        {"quantized_decomposed::choose_qparams_per_token_asymmetric.out",
+         {"quantized_decomposed.choose_qparams_per_token_asymmetric.default", -1, 0, 2}},
         // Symbolic-size query; the VkGraph spelling drops the namespace.
         {"aten::sym_size.int", {"sym_size.int"}},
         {"aten::sym_numel.default", {"sym_numel"}},

@@ -27,6 +27,25 @@ size_t dim_index(const SizeCall& c, int64_t dim, size_t rank, size_t extra = 0) 
 
 void same_as_input(SizeCall& c) { c.same_dims(0, last(c)); }
 
+// choose_qparams.tensor [input, ..., (scale, zero_point)]: both outputs have one element,
+// whatever the input's sizes.
+void choose_qparams(SizeCall& c) {
+    const std::vector<int32_t> outs = c.tensor_ids(last(c));
+    if (outs.size() != 2) c.fail("expects two outputs (scale, zero_point).");
+    for (int32_t id : outs) c.set_dims_of(id, {1});
+}
+
+// choose_qparams_per_token_asymmetric [input, dtype, (scale, zero_point)]: one of each per row,
+// input's sizes with the last made 1.
+void choose_qparams_per_token(SizeCall& c) {
+    const std::vector<int32_t> outs = c.tensor_ids(last(c));
+    if (outs.size() != 2) c.fail("expects two outputs (scale, zero_point).");
+    std::vector<int64_t> dims = c.dims(0);
+    if (dims.empty()) c.fail("expects an input of rank >= 1.");
+    dims.back() = 1;
+    for (int32_t id : outs) c.set_dims_of(id, dims);
+}
+
 void broadcast(SizeCall& c) {
     std::vector<int64_t> out = c.dims(0);
     for (size_t i = 1; i < last(c); ++i) {
@@ -586,6 +605,14 @@ constexpr std::array kSameAsInput = {
     "dim_order_ops._clone_dim_order.default",
     "et_vk.prepack.default",
     "et_vk.rms_norm.default",
+    "quantized_decomposed.quantize_per_tensor.default",
+    "quantized_decomposed.quantize_per_tensor.tensor",
+    "quantized_decomposed.quantize_per_channel.default",
+    "quantized_decomposed.dequantize_per_tensor.default",
+    "quantized_decomposed.dequantize_per_tensor.tensor",
+    "quantized_decomposed.dequantize_per_channel.default",
+    "quantized_decomposed.quantize_per_token.default",
+    "quantized_decomposed.dequantize_per_token.default",
 };
 
 constexpr std::array kBroadcast = {
@@ -666,6 +693,9 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("quantized_decomposed.embedding_4bit.dtype", embedding_4bit);
         add("quantized_decomposed.embedding_byte.default", embedding_byte);
         add("quantized_decomposed.embedding_byte.dtype", embedding_byte);
+        add("quantized_decomposed.choose_qparams.tensor", choose_qparams);
+        add("quantized_decomposed.choose_qparams_per_token_asymmetric.default",
+            choose_qparams_per_token);
         // Writes into (a copy of) self: self's sizes.
         add("aten.slice_scatter.default", same_as_input);
         add("aten.copy.default", same_as_input);

