@@ -148,8 +148,13 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                            {"XS_WORDS", dq8ca ? double(rows * (K / 4)) : 1.0},
                            {"QUADS", quads ? 1.0 : 0.0}});
     // Absent operands bind x (never read).
-    std::vector<Binding> bindings = {x,   weights, scales, c.bias.value_or(x), out,
-                                     Binding::uniform(p), dq8ca ? *c.x_scale : x,
+    std::vector<Binding> bindings = {x,
+                                     weights,
+                                     scales,
+                                     c.bias.value_or(x),
+                                     out,
+                                     Binding::uniform(p),
+                                     dq8ca ? *c.x_scale : x,
                                      dq8ca ? *c.x_zp : x};
     if (quads) bindings.push_back(weights);
     rec.dispatch(k, bindings, grid);
