@@ -47,7 +47,7 @@ override ROWS: u32 = 1u;     // 1..MAX_ROWS
 override DQ8CA: bool = false;
 override ZP_BYTES: bool = true;  // x_zp holds int8 (four a word), else int32
 override XS_WORDS: u32 = 1u;  // DQ8CA: ROWS * K / 4
-override QUADS: bool = false;  // K, the padded K and G multiples of 32
+override QUADS: bool = false;  // DQ8CA with K, the padded K and G multiples of 32
 
 const MAX_ROWS = 8u;
 
