@@ -35,8 +35,16 @@ Context& ctx() {
 
 struct Mode {
     double limit;
-    std::vector<std::string> ops;  // ops the program must contain
+    std::vector<std::string> ops;    // ops the file must contain
+    std::vector<std::string> fused;  // ops the graph passes make of them
 };
+
+size_t count_of(const Program& p, const std::string& name) {
+    for (const OpCount& c : p.op_counts()) {
+        if (c.name == name) return c.count;
+    }
+    return 0;
+}
 
 // By program name (python/export_llm_quant.py's PROGRAMS).
 const std::map<std::string, Mode>& modes() {
@@ -45,7 +53,8 @@ const std::map<std::string, Mode>& modes() {
         {"q8da4w.pte",
          {5e-3,
           {"et_vk.linear_dq8ca_q4gsw.default", "torchao.choose_qparams_affine.default",
-           "et_vk.embedding_q4gsw.default"}}},
+           "et_vk.embedding_q4gsw.default"},
+          {"wgx.linear_dq8ca_q4gsw.default"}}},
         {"q8.pte", {1e-3, {}}},
     };
     return m;
@@ -81,13 +90,17 @@ TEST_P(LlmQuant, TeacherForcedLogitsMatchQuantizedEagerAtEveryStep) {
     const int64_t vocab = golden.shape.at(1);
     ASSERT_EQ(golden.shape.at(0), static_cast<int64_t>(tokens.size()));
 
-    Program program = Program::load(pte);
+    ProgramOptions as_written;
+    as_written.fuse = false;
+    const Program file = Program::load(pte, as_written);
     for (const std::string& want : mode->second.ops) {
-        size_t count = 0;
-        for (const OpCount& c : program.op_counts()) {
-            if (c.name == want) count = c.count;
-        }
-        EXPECT_GT(count, 0u) << pte.filename() << " has no " << want;
+        EXPECT_GT(count_of(file, want), 0u) << pte.filename() << " has no " << want;
+    }
+    Program program = Program::load(pte);
+    // passes/fuse_dynamic_quant moves every activation quantization into its linear layers.
+    for (const std::string& want : mode->second.fused) {
+        EXPECT_GT(count_of(program, want), 0u) << "the passes made no " << want;
+        EXPECT_EQ(count_of(program, "torchao.choose_qparams_affine.default"), 0u);
     }
     const double limit = std::max(mode->second.limit, 2 * entry.value("flip_sensitivity", 0.0));
     Runner r(ctx(), std::move(program));

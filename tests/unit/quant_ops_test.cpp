@@ -10,6 +10,7 @@
 //     (the quantization evaluated in float32, the product in float64), max_rel_error <= 2e-5;
 //     int8 and int32 zero points, rows too long for 8 in workgroup memory, and the whole 8da4w
 //     layer as the exporter writes it (choose_qparams_affine feeding the linear);
+//   wgx.linear_dq8ca_q4gsw (the two in one, passes/fuse_dynamic_quant): exactly the pair's;
 //   et_vk.embedding_q4gsw: within 1e-7 (one float32 rounding of (nibble - 8) * scale), both nibble
 //   orders, int32 and int64 indices, out-of-range
 //     indices giving zero rows; quantized_decomposed.embedding_4bit / embedding_byte (both
@@ -370,6 +371,51 @@ TEST(QuantOps, LinearDq8caQ4gswMatchesFloat64) {
 TEST(QuantOps, Dq8caLayerWithQparamsOnTheGpu) {
     uint32_t seed = 500;
     for (const LinearCase& c : linear_cases()) check_dq8ca(c, seed += 10, DType::i8, true);
+}
+
+// wgx.linear_dq8ca_q4gsw (what passes/fuse_dynamic_quant makes of the pair above) finds each
+// row's scale and zero point itself: its outputs equal the pair's exactly.
+TEST(QuantOps, OwnQparamsLinearEqualsChooseQparamsAndLinear) {
+    uint32_t seed = 600;
+    std::vector<LinearCase> cases = linear_cases();
+    cases.push_back({{8, 4096}, 9, 4096, 32, true});
+    for (const LinearCase& c : cases) {
+        const LinearData d = linear_data(c, seed += 10);
+        const int64_t K = c.x.back();
+        Shape qshape(c.x.begin(), c.x.end() - 1);
+        Shape block(c.x.size(), 1);
+        block.back() = K;
+        Tensor tx = ctx().tensor(DType::f32, c.x).set_data(d.x);
+        Tensor scale = ctx().tensor(DType::f32, qshape);
+        Tensor zp = ctx().tensor(DType::i8, qshape);
+        Tensor tw =
+            ctx().tensor(DType::u8, {c.N, c.Kp / 2}).set_data(pack_nibbles(d.nibbles, c.N, c.Kp));
+        Tensor tsum = ctx()
+                          .tensor(DType::i32, {c.Kp / c.G, c.N})
+                          .set_data(std::vector<int32_t>(size_t(c.Kp / c.G * c.N), 0));
+        Tensor ts = ctx().tensor(DType::f32, {c.Kp / c.G, c.N}).set_data(d.scales);
+        Arg bias = c.bias ? Arg(ctx().tensor(DType::f32, {c.N}).set_data(d.bias)) : Arg();
+        Tensor pair = ctx().tensor(DType::f32, out_shape(c));
+        Tensor own = ctx().tensor(DType::f32, out_shape(c));
+        poison(pair);
+        poison(own);
+        ctx().reset();
+        ctx().record(op("torchao.choose_qparams_affine.default"),
+                     {tx, std::string("ASYMMETRIC"), std::vector<int64_t>(block), std::nullopt,
+                      -128, 127, std::nullopt, kFloat, kChar, false, Arg::TensorList{scale, zp}});
+        ctx().record(op("et_vk.linear_dq8ca_q4gsw.default"),
+                     {tx, scale, zp, tw, tsum, ts, c.G, bias, pair});
+        ctx().record(op("wgx.linear_dq8ca_q4gsw.default"),
+                     {tx, double(std::numeric_limits<float>::min()), tw, tsum, ts, c.G, bias, own});
+        ctx().submit();
+        EXPECT_EQ(own.get_data<float>(), pair.get_data<float>())
+            << "x " << shape_string(c.x) << " N " << c.N << " G " << c.G;
+    }
+    expect_invalid("wgx.linear_dq8ca_q4gsw.default",
+                   {ctx().tensor(DType::f32, {1, 64}), -1.0, ctx().tensor(DType::u8, {4, 32}),
+                    ctx().tensor(DType::i32, {2, 4}), ctx().tensor(DType::f32, {2, 4}), int64_t(32),
+                    std::nullopt, ctx().tensor(DType::f32, {1, 4})},
+                   "eps must be >= 0");
 }
 
 TEST(QuantOps, LinearQ4gswRejectsBadArguments) {

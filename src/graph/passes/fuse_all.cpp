@@ -6,6 +6,7 @@
 #include "graph/passes/fuse_attention.h"
 #include "graph/passes/fuse_channel_shuffle.h"
 #include "graph/passes/fuse_conv_epilogue.h"
+#include "graph/passes/fuse_dynamic_quant.h"
 #include "graph/passes/fuse_linear_epilogue.h"
 #include "graph/passes/fuse_rms_norm.h"
 
@@ -15,6 +16,7 @@ void run_fusion_passes(Graph& g) {
     // addmm_as_linear first: the linear layers it makes are what fuse_linear_epilogue takes.
     addmm_as_linear(g);
     fuse_rms_norm(g);
+    fuse_dynamic_quant(g);
     fuse_activations(g);
     fuse_conv_epilogue(g);
     fuse_conv_activation(g);  // sees the silu / hardswish calls fuse_activations made

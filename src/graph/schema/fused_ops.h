@@ -87,6 +87,15 @@ struct LinearEpilogue {
     enum : size_t { input, weight, bias, activation, scale, residual, channels_first, out, count };
 };
 
+// wgx.linear_dq8ca_q4gsw.default: et_vk.linear_dq8ca_q4gsw with the input's per-row int8
+// scale and zero point computed inside (asymmetric, -128..127, `eps` the smallest scale), as
+// the torchao.choose_qparams_affine call before it computed them: [input, eps, weights,
+// weight_sums, weight_scales, group_size, bias?, out].
+struct LinearDq8caOwnQparams {
+    static constexpr std::string_view name = "wgx.linear_dq8ca_q4gsw.default";
+    enum : size_t { input, eps, weights, weight_sums, weight_scales, group_size, bias, out, count };
+};
+
 // wgx.attention.default: softmax(scale * q @ k^T) @ v over strided views of q, k and v.
 struct Attention {
     static constexpr std::string_view name = "wgx.attention.default";

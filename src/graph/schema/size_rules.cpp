@@ -391,14 +391,19 @@ void choose_qparams_affine(SizeCall& c) {
     c.set_dims_of(outs[1], out);
 }
 
-// et_vk.linear_dq8ca_q4gsw [input, input_scale, input_zp, weights [N, K / 2], ...]: as linear.
-void linear_dq8ca(SizeCall& c) {
+// A linear layer of 4-bit weights [N, K / 2] at argument `weights`: the input's sizes, the
+// last one N.
+void linear_4bit(SizeCall& c, size_t weights) {
     std::vector<int64_t> out = c.dims(0);
-    const auto& w = c.dims(3);
+    const auto& w = c.dims(weights);
     if (out.empty() || w.size() != 2) c.fail("expects an input of rank >= 1 and 2-D weights.");
     out.back() = w[0];
     c.set_dims(last(c), out);
 }
+// et_vk.linear_dq8ca_q4gsw [input, input_scale, input_zp, weights, ...]
+void linear_dq8ca(SizeCall& c) { linear_4bit(c, 3); }
+// wgx.linear_dq8ca_q4gsw [input, eps, weights, ...]
+void linear_dq8ca_own_qparams(SizeCall& c) { linear_4bit(c, 2); }
 
 // Quantized embeddings: indices' sizes + [D], D from the packed weight [V, D * bits / 8].
 void quantized_embedding(SizeCall& c, size_t indices, int64_t values_per_byte) {
@@ -688,6 +693,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("torchao.choose_qparams_affine.default", choose_qparams_affine);
         add("et_vk.linear_q4gsw.default", linear);
         add("et_vk.linear_dq8ca_q4gsw.default", linear_dq8ca);
+        add("wgx.linear_dq8ca_q4gsw.default", linear_dq8ca_own_qparams);
         add("et_vk.embedding_q4gsw.default", embedding_q4gsw);
         add("quantized_decomposed.embedding_4bit.default", embedding_4bit);
         add("quantized_decomposed.embedding_4bit.dtype", embedding_4bit);

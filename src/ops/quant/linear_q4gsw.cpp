@@ -15,6 +15,7 @@
 
 #include <algorithm>
 
+#include "graph/schema/fused_ops.h"
 #include "ops/common/dims.h"
 #include "ops/matmul/gemm_kernel.h"
 #include "ops/quant/linear_q4gsw.wgsl.h"
@@ -25,7 +26,9 @@ namespace {
 
 struct Q4gswParams {
     uint32_t M, N, K, row_words;
-    uint32_t words_per_group, has_bias, pad0, pad1;
+    uint32_t words_per_group, has_bias;
+    float eps;
+    uint32_t pad;
 };
 static_assert(sizeof(Q4gswParams) == 32);
 
@@ -40,6 +43,7 @@ struct Q4gswCall {
     int64_t group_size;
     const Tensor* x_scale = nullptr;  // with dynamic 8-bit activations
     const Tensor* x_zp = nullptr;
+    std::optional<double> own_eps;  // 8-bit activations whose qparams the kernel finds
 };
 
 void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const Q4gswCall& c) {
@@ -79,9 +83,11 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
     want.back() = N;
     expect_shape(args, out, want, "out");
     const int64_t M = x.numel() / std::max<int64_t>(K, 1);
-    const bool dq8ca = c.x_scale != nullptr;
+    const bool own = c.own_eps.has_value();
+    const bool dq8ca = c.x_scale != nullptr || own;
     bool zp_bytes = false;
-    if (dq8ca) {
+    if (own && !(*c.own_eps >= 0)) args.fail(fmt::format("eps must be >= 0, got {}.", *c.own_eps));
+    if (dq8ca && !own) {
         expect_dtype(args, *c.x_scale, DType::f32, "input_scale");
         if (c.x_scale->numel() != M || c.x_zp->numel() != M) {
             args.fail(
@@ -109,7 +115,7 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
     uint32_t rows = uint32_t(std::min<int64_t>(M, kMaxRows));
     if (dq8ca) {
         const uint64_t budget = rec.device().limits.max_workgroup_storage_bytes;
-        const uint64_t reserved = uint64_t(wg) * 4;
+        const uint64_t reserved = uint64_t(wg) * 8 + 64;  // two reduction arrays, row qparams
         if (budget < reserved + uint64_t(K)) {
             args.fail(
                 fmt::format("an input row of {} features quantized to int8 does not fit in "
@@ -118,8 +124,14 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
         }
         rows = uint32_t(std::min<uint64_t>(rows, (budget - reserved) / uint64_t(K)));
     }
-    const Q4gswParams p{uint32_t(M),     uint32_t(N),      uint32_t(K), uint32_t(Kp / 8),
-                        uint32_t(G / 8), c.bias ? 1u : 0u, 0,           0};
+    const Q4gswParams p{uint32_t(M),
+                        uint32_t(N),
+                        uint32_t(K),
+                        uint32_t(Kp / 8),
+                        uint32_t(G / 8),
+                        c.bias ? 1u : 0u,
+                        float(own ? *c.own_eps : 0.0),
+                        0};
     const uint32_t columns = wg / lanes;
     const Grid grid{uint32_t((N + columns - 1) / columns), uint32_t((M + rows - 1) / rows), 1};
     if (grid.x > rec.device().limits.max_workgroups_per_dimension ||
@@ -141,7 +153,7 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                 "    return vec4<u32>(w[4u * i], w[4u * i + 1u], w[4u * i + 2u], w[4u * i + 3u]);\n"
                 "}\n");
     Kernel k = rec.kernel(fmt::format("{}/rows{}{}{}", name, rows, quads ? " quads" : "",
-                                      dq8ca && !zp_bytes ? " zp32" : ""),
+                                      dq8ca && !own && !zp_bytes ? " zp32" : ""),
                           text,
                           {{"WG", double(wg)},
                            {"LANES", double(lanes)},
@@ -149,7 +161,8 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                            {"DQ8CA", dq8ca ? 1.0 : 0.0},
                            {"ZP_BYTES", zp_bytes ? 1.0 : 0.0},
                            {"XS_WORDS", dq8ca ? double(rows * (K / 4)) : 1.0},
-                           {"QUADS", quads ? 1.0 : 0.0}});
+                           {"QUADS", quads ? 1.0 : 0.0},
+                           {"OWN_QPARAMS", own ? 1.0 : 0.0}});
     // Absent operands bind x (never read).
     std::vector<Binding> bindings = {x,
                                      weights,
@@ -157,8 +170,8 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                                      c.bias.value_or(x),
                                      out,
                                      Binding::uniform(p),
-                                     dq8ca ? *c.x_scale : x,
-                                     dq8ca ? *c.x_zp : x};
+                                     c.x_scale ? *c.x_scale : x,
+                                     c.x_zp ? *c.x_zp : x};
     if (quads) bindings.push_back(weights);
     rec.dispatch(k, bindings, grid);
 }
@@ -202,7 +215,35 @@ class LinearDq8caQ4gsw final : public BuiltinOp {
     }
 };
 
+// wgx.linear_dq8ca_q4gsw.default (schema::LinearDq8caOwnQparams): the same layer with the
+// input's qparams found in the kernel; passes/fuse_dynamic_quant makes it from a
+// choose_qparams_affine call and the linear layers that read its outputs.
+class LinearDq8caOwnQparams final : public BuiltinOp {
+    using S = schema::LinearDq8caOwnQparams;
+
+  public:
+    std::string_view name() const override { return S::name; }
+
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(S::count, S::count);
+        Q4gswCall c{&args.tensor(S::input, "input"),
+                    &args.tensor(S::weights, "weights"),
+                    &args.tensor(S::weight_scales, "weight_scales"),
+                    args.optional_tensor(S::bias, "bias"),
+                    &args.tensor(S::out, "out"),
+                    args.integer(S::group_size, "group_size")};
+        expect_dtype(args, args.tensor(S::weight_sums, "weight_sums"), DType::i32, "weight_sums");
+        c.own_eps = args.number(S::eps, "eps");
+        record_q4gsw(rec, args, name(), c);
+    }
+};
+
 }  // namespace
+
+const Op& linear_dq8ca_own_qparams_op() {
+    static const LinearDq8caOwnQparams op;
+    return op;
+}
 
 const Op& linear_q4gsw_op() {
     static const LinearQ4gsw op;

@@ -16,7 +16,10 @@
 // x per workgroup (workgroup_id.y), so a prefill reads each weight once per ROWS rows.
 // With DQ8CA the workgroup first quantizes its ROWS rows of x into workgroup memory, the even
 // and odd columns of each 8 in two words, so that a weight word's low nibbles (even columns)
-// and high nibbles (odd columns) meet their activations in two dot4I8Packed products.
+// and high nibbles (odd columns) meet their activations in two dot4I8Packed products. With
+// OWN_QPARAMS it first finds each row's scale and zero point itself, by the formulas of
+// torchao.choose_qparams_affine (choose_qparams_affine.wgsl; ASYMMETRIC, -128..127), instead
+// of reading them from x_scale and x_zp: one dispatch a layer fewer.
 struct Params {
     M: u32,
     N: u32,
@@ -24,7 +27,7 @@ struct Params {
     row_words: u32,        // u32 words of one packed weight row (its padded K / 8)
     words_per_group: u32,  // G / 8
     has_bias: u32,
-    _pad0: u32,
+    eps: f32,  // OWN_QPARAMS: the smallest scale
     _pad1: u32,
 }
 
@@ -47,18 +50,68 @@ override ROWS: u32 = 1u;     // 1..MAX_ROWS
 override DQ8CA: bool = false;
 override ZP_BYTES: bool = true;  // x_zp holds int8 (four a word), else int32
 override XS_WORDS: u32 = 1u;  // DQ8CA: ROWS * K / 4
+override OWN_QPARAMS: bool = false;  // DQ8CA: each row's scale and zero point found here
 override QUADS: bool = false;  // DQ8CA with K, the padded K and G multiples of 32
 
 const MAX_ROWS = 8u;
 
 var<workgroup> partial: array<f32, WG>;
+var<workgroup> partial_lo: array<f32, WG>;  // OWN_QPARAMS: the rows' minima
 var<workgroup> xs: array<u32, XS_WORDS>;
+var<workgroup> row_scale: array<f32, MAX_ROWS>;  // DQ8CA: the scale and zero point of row r
+var<workgroup> row_zp: array<i32, MAX_ROWS>;
 
 fn zero_point(m: u32) -> i32 {
     if (ZP_BYTES) {
         return extractBits(bitcast<i32>(x_zp[m / 4u]), (m % 4u) * 8u, 8u);
     }
     return bitcast<i32>(x_zp[m]);
+}
+
+// a / b correctly rounded, as the CPU computes it (choose_qparams_affine.wgsl does the same).
+fn divide(a: f32, b: f32) -> f32 {
+    let q = a / b;
+    return fma(fma(-q, b, a), 1.0 / b, q);
+}
+
+// Row r's scale and zero point into row_scale / row_zp: read (the outputs of a
+// choose_qparams_affine call), or with OWN_QPARAMS found from the row's minimum and maximum
+// (each widened to include 0) as torchao does:
+//   scale = max((max - min) / 255, eps), zp = clamp(-128 - round(min / scale), -128, 127).
+fn stage_row_qparams(m0: u32, t: u32) {
+    for (var r = 0u; r < ROWS; r++) {
+        let m = min(m0 + r, params.M - 1u);
+        if (!OWN_QPARAMS) {
+            if (t == 0u) {
+                row_scale[r] = x_scale[m];
+                row_zp[r] = zero_point(m);
+            }
+            continue;
+        }
+        var lo = 0.0;
+        var hi = 0.0;
+        for (var k = t; k < params.K / 4u; k += WG) {
+            let v = x[(m * params.K) / 4u + k];
+            lo = min(lo, min(min(v.x, v.y), min(v.z, v.w)));
+            hi = max(hi, max(max(v.x, v.y), max(v.z, v.w)));
+        }
+        partial_lo[t] = lo;
+        partial[t] = hi;
+        workgroupBarrier();
+        for (var s = WG / 2u; s > 0u; s /= 2u) {
+            if (t < s) {
+                partial_lo[t] = min(partial_lo[t], partial_lo[t + s]);
+                partial[t] = max(partial[t], partial[t + s]);
+            }
+            workgroupBarrier();
+        }
+        if (t == 0u) {
+            let scale = max(divide(partial[0] - partial_lo[0], 255.0), params.eps);
+            row_scale[r] = scale;
+            row_zp[r] = i32(clamp(-128.0 - round(divide(partial_lo[0], scale)), -128.0, 127.0));
+        }
+        workgroupBarrier();
+    }
 }
 
 // 1 / s as PyTorch computes it (correctly rounded): WGSL's division may be 2.5 ulp off, which
@@ -83,8 +136,8 @@ fn stage_quantized_rows(m0: u32, t: u32) {
         var even = 0u;
         var odd = 0u;
         if (m < params.M) {
-            let inv = reciprocal(x_scale[m]);
-            let zp = zero_point(m);
+            let inv = reciprocal(row_scale[r]);
+            let zp = row_zp[r];
             let a = x[(m * params.K) / 4u + 2u * j];
             let b = x[(m * params.K) / 4u + 2u * j + 1u];
             even = quantize(a.x, inv, zp) | (quantize(a.z, inv, zp) << 8u) |
@@ -113,7 +166,7 @@ fn word_product(word: u32, r: u32, m: u32, j: u32) -> f32 {
                  dot4I8Packed(xs[base + 1u], signed_bytes(hi));
         // sum of (nibble - 8) over the word: the bytes of lo + hi added across.
         let nibbles = i32(((lo + hi) * 0x01010101u) >> 24u) - 64;
-        return f32(qw - zero_point(m) * nibbles);
+        return f32(qw - row_zp[r] * nibbles);
     }
     let a = x[(m * params.K) / 4u + 2u * j];
     let b = x[(m * params.K) / 4u + 2u * j + 1u];
@@ -137,6 +190,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     let lane = t % LANES;
     let inside = col < N;
     if (DQ8CA) {
+        stage_row_qparams(m0, t);
+        workgroupBarrier();
         stage_quantized_rows(m0, t);
         workgroupBarrier();
     }
@@ -194,7 +249,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         if (lane == 0u && inside && m < params.M) {
             var v = partial[t];
             if (DQ8CA) {
-                v *= x_scale[m];
+                v *= row_scale[r];
             }
             if (params.has_bias != 0u) {
                 v += bias[col];
