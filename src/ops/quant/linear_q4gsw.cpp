@@ -222,7 +222,7 @@ class LinearDq8caOwnQparams final : public BuiltinOp {
     using S = schema::LinearDq8caOwnQparams;
 
   public:
-    std::string_view name() const override { return S::name; }
+    std::string_view name() const override { return schema::LinearDq8caOwnQparams::name; }
 
     void record(Recorder& rec, const Args& args) const override {
         args.expect_count(S::count, S::count);
