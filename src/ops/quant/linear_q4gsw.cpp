@@ -139,11 +139,13 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
         args.fail(fmt::format("{} x {} workgroups exceed the device's {} per dimension.", grid.x,
                               grid.y, rec.device().limits.max_workgroups_per_dimension));
     }
-    // Quads: 16-byte loads of 32 weights, one group's scale each. Only with 8-bit activations,
-    // which the workgroup has staged: float activations would then be read 128 bytes a lane from
-    // global memory, lanes 128 bytes apart, which measured slower than words on the H200 (q4w
-    // decode 231 -> 196 tok/s, docs/PERFORMANCE.md).
-    const bool quads = dq8ca && K % 32 == 0 && Kp % 32 == 0 && G % 32 == 0;
+    // Quads: 16-byte loads of 32 weights, one group's scale each. Only for one row (a decode
+    // step) with 8-bit activations, which the workgroup has staged: float activations would then
+    // be read 128 bytes a lane from global memory, lanes 128 bytes apart, and with 8 rows the
+    // two quads' partial products take more registers. Both measured slower than words on the
+    // H200: q4w decode 231 -> 196 tok/s, 8da4w prefill 2529 -> 1853 tok/s
+    // (docs/PERFORMANCE.md); 8da4w decode gained 189.5 -> 213.2 tok/s.
+    const bool quads = dq8ca && rows == 1 && K % 32 == 0 && Kp % 32 == 0 && G % 32 == 0;
     std::string text(wgsl::ops_quant_linear_q4gsw);
     replace_wgsl_marker(
         text, "WEIGHT_QUADS",
