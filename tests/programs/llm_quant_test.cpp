@@ -15,6 +15,8 @@
 // to float weights cannot pass unnoticed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -121,6 +123,60 @@ TEST_P(LlmQuant, TeacherForcedLogitsMatchQuantizedEagerAtEveryStep) {
     std::printf("[ llm-quant ] %s/%s: worst relative L2 %.3g over %zu positions (limit %.2g)\n",
                 pte.parent_path().filename().string().c_str(), pte.filename().string().c_str(),
                 worst, tokens.size() - static_cast<size_t>(p) + 1, limit);
+}
+
+// The host memory the process holds (resident set), in bytes.
+size_t resident_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    size_t pages = 0, resident = 0;
+    statm >> pages >> resident;
+    return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Endurance: many conversations, each from a reset up to the context limit (the prompt, then
+// greedy tokens fed back one at a time), on one Runner. After the first conversation nothing
+// may be recorded again and the process's resident memory may not grow (by more than 1 MiB:
+// allocator noise); a token past the context is refused, naming it. WGX_ENDURANCE_TOKENS sets
+// how many tokens to generate in all (default 640, ten conversations; the quantization issue's
+// figure is 10,000).
+TEST(LlmQuantEndurance, ConversationsToTheContextLimitKeepMemoryFlat) {
+    const fs::path pte = fs::path(WGX_TESTS_DIR) / "llm_quant" / "llama3_2" / "q8da4w.pte";
+    ASSERT_TRUE(fs::exists(pte)) << pte;
+    const char* env = std::getenv("WGX_ENDURANCE_TOKENS");
+    const int64_t total = env ? std::atoll(env) : 640;
+    Runner r(ctx(), Program::load(pte));
+    const int64_t context = 64;  // the fixture's get_max_context_len
+    Generator gen(r, context);
+    Sampler greedy({});
+    const std::vector<int64_t> prompt = llm_test::read_tokens(pte.parent_path() / "tokens.npy");
+    int64_t generated = 0, conversations = 0;
+    size_t after_first = 0, recordings_after_first = 0;
+    while (generated < total) {
+        gen.reset();
+        // A different prompt each time: 7 tokens from a shifting start of the fixture's.
+        const size_t start = static_cast<size_t>(conversations % 40);
+        gen.feed(std::span<const int64_t>(prompt.data() + start, 7));
+        while (gen.position() < context && generated < total) {
+            gen.feed(greedy.pick(gen.logits()));
+            ++generated;
+        }
+        if (gen.position() == context) {
+            EXPECT_THROW(gen.feed(int64_t(1)), InvalidArgument) << "a token past the context";
+        }
+        if (++conversations == 1) {
+            after_first = resident_bytes();
+            recordings_after_first = r.recordings();
+        }
+    }
+    EXPECT_EQ(r.recordings(), recordings_after_first);
+    const size_t end = resident_bytes();
+    EXPECT_LE(end, after_first + (size_t(1) << 20))
+        << "resident memory grew from " << after_first << " to " << end << " bytes";
+    std::printf(
+        "[ endurance ] %lld tokens in %lld conversations; resident %zu -> %zu bytes, %zu "
+        "recordings\n",
+        static_cast<long long>(generated), static_cast<long long>(conversations), after_first, end,
+        r.recordings());
 }
 
 std::string program_name(const ::testing::TestParamInfo<fs::path>& info) {
