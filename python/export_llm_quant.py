@@ -7,6 +7,7 @@ The families of export_llm.py, quantized the ways users export them:
   q8da4w.pte    --vulkan -qmode 8da4w -G 32 -E 4,32: 8-bit dynamic per-token activations times
                 4-bit weights (torchao.choose_qparams_affine + et_vk.linear_dq8ca_q4gsw) and a
                 4-bit embedding table (et_vk.embedding_q4gsw)
+  q8da4w_c.pte  --vulkan -qmode 8da4w -G 0: the same with one scale per output channel
   q8.pte        --vulkan -qmode int8: 8-bit per-channel weights (the exporter folds them back
                 to float32 linear layers inside the delegate)
 
@@ -31,7 +32,7 @@ The vocabulary of each family is a multiple of 8 here: the exporter's Vulkan 8da
 the output layer's rows in groups and fails on 509 or 510 ("shape '[510, 2, 1]' is invalid").
 
 Usage: python/.venv/bin/python python/export_llm_quant.py --out tests/llm_quant [--only llama3_2]
-           [--goldens-only]
+           [--goldens-only] [--program q8da4w_c]
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ GROUP = 32
 PROGRAMS = {
     "q4w": {"qmode": "4w", "group": GROUP, "embedding": None},
     "q8da4w": {"qmode": "8da4w", "group": GROUP, "embedding": f"4,{GROUP}"},
+    # -G 0: one scale per output channel (the partitioner writes it as one group of K).
+    "q8da4w_c": {"qmode": "8da4w", "group": 0, "embedding": None},
     "q8": {"qmode": "int8", "group": None, "embedding": None},
 }
 
@@ -75,7 +78,7 @@ def export_args(spec: dict, program: str) -> list[str]:
         "-qmode", p["qmode"],
         "--output_name", f"{program}.pte",
     ]  # fmt: skip
-    if p["group"]:
+    if p["group"] is not None:
         args += ["-G", str(p["group"])]
     if p["embedding"]:
         args += ["-E", p["embedding"]]
@@ -122,7 +125,7 @@ def flip_sensitivity(model: torch.nn.Module, tokens: list[int], golden: np.ndarr
     return worst
 
 
-def export_family(name: str, vocab: int, out: Path, python: str, goldens_only: bool) -> None:
+def export_family(name: str, vocab: int, out: Path, python: str, goldens_only: bool, programs: list[str]) -> None:
     spec = copy.deepcopy(export_llm.FAMILIES[name])
     params = spec["params"]
     params["vocab_size"] = vocab
@@ -139,7 +142,7 @@ def export_family(name: str, vocab: int, out: Path, python: str, goldens_only: b
         for program in PROGRAMS:
             args = export_args(spec, program)
             commands[program] = "python " + " ".join(args)
-            if goldens_only:
+            if goldens_only or (programs and program not in programs):
                 continue
             print(f"[export-llm-quant] {name}: export_llama -> {program}.pte", flush=True)
             done = subprocess.run([python, *args], cwd=tmp, capture_output=True, text=True)
@@ -195,12 +198,18 @@ def main() -> int:
         action="store_true",
         help="recompute the goldens, keep the programs (the exports are deterministic)",
     )
+    parser.add_argument(
+        "--program",
+        action="append",
+        choices=sorted(PROGRAMS),
+        help="export only these programs (the goldens of all are recomputed)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     for name, vocab in FAMILIES.items():
         if args.only and name not in args.only:
             continue
-        export_family(name, vocab, args.out, sys.executable, args.goldens_only)
+        export_family(name, vocab, args.out, sys.executable, args.goldens_only, args.program or [])
     return 0
 
 

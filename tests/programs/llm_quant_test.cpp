@@ -57,6 +57,10 @@ const std::map<std::string, Mode>& modes() {
           {"et_vk.linear_dq8ca_q4gsw.default", "torchao.choose_qparams_affine.default",
            "et_vk.embedding_q4gsw.default"},
           {"wgx.linear_dq8ca_q4gsw.default"}}},
+        {"q8da4w_c.pte",
+         {5e-3,
+          {"et_vk.linear_dq8ca_q4gsw.default", "torchao.choose_qparams_affine.default"},
+          {"wgx.linear_dq8ca_q4gsw.default"}}},
         {"q8.pte", {1e-3, {}}},
     };
     return m;
