@@ -14,6 +14,7 @@
 #            logits (on the GPU while the exports run), then `wgx score` of the same sequence on
 #            each program against fp64, and `wgx generate`'s greedy tokens against PyTorch's
 #   compile  the peer again with torch.compile(mode="reduce-overhead"), in the time left
+#   memory   (quant) the 4-bit programs' GPU memory: wgx info's allocation and nvidia-smi's figure
 #   report   python/llm_bench_report.py -> report.md
 # Writes into OUT_DIR (8 files at most): results.jsonl, report.md, bench.log, torch.log,
 # wgx.log, check.log, export-fp32.log, export-force16.log. Carry: .whl (with .whl/llm from
@@ -267,6 +268,34 @@ if [ "${PEER:-1}" = 1 ] && [ -n "$compile" ] && "$py" -c 'import torch, sys; sys
     else
         log "compile: skipped, $(left)s left"
     fi
+fi
+
+# The loaded program's GPU memory: what the engine allocates (wgx info: constants and memory
+# pools after the passes) and what nvidia-smi sees of a generating process (its largest figure
+# over a few seconds once loaded), for each 4-bit program.
+gpu_memory() {
+    local pte=$work/$1.pte pid used=0 n
+    [ -f "$pte" ] && command -v nvidia-smi > /dev/null || return 0
+    [ "$(left)" -gt 60 ] || { log "memory $1: skipped, $(left)s left"; return 0; }
+    note "wgx info $1.pte: $("$wgx" info "$pte" 2>&1 | grep -E '^constants|^after graph passes' | tr '\n' ';')"
+    "$wgx" generate "$pte" --prompt-tokens "$(cat "$work/prompt.txt")" --max-new-tokens 1900 \
+        > /dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1 40); do
+        sleep 0.5
+        n=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits |
+            awk -F', ' -v p="$pid" '$1 == p {print $2}')
+        [ -n "$n" ] && [ "$n" -gt "$used" ] && used=$n
+        kill -0 "$pid" 2>/dev/null || break
+    done
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    note "nvidia-smi while wgx generate ran $1.pte: $used MiB used by the process"
+    log "memory $1: $used MiB (nvidia-smi)"
+}
+if [ "$programs" = quant ]; then
+    gpu_memory q8da4w
+    gpu_memory q4w
 fi
 
 log "report"
