@@ -1,7 +1,7 @@
 // wgx_microbench: device ceilings, GEMM, convolution and attention micro-benchmarks on one
 // adapter.
 //   wgx_microbench [--adapter A] [--json | --json-out FILE] [--only TEXT]
-//                  [--groups ceiling,gemm,conv,attention]
+//                  [--groups ceiling,gemm,conv,attention,quant]
 //                  [--dtype f32,f16]   GEMM, convolution and attention cases per tensor type
 //                                      (f16: float16 storage, float32 arithmetic; needs
 //                                      shader-f16)
@@ -25,6 +25,7 @@
 #include "conv_bench.h"
 #include "gemm_bench.h"
 #include "ops/matmul/gemm.h"
+#include "quant_bench.h"
 #include "report.h"
 #include "wgx/wgx.h"
 
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
     wgx::bench::MeasureOptions measure;
     bool json = false, sweep = false, list_variants = false;
     std::string only, dump_variant, json_out;
-    std::vector<std::string> groups{"ceiling", "gemm", "conv", "attention"};
+    std::vector<std::string> groups{"ceiling", "gemm", "conv", "attention", "quant"};
     std::vector<std::string> sweep_shapes{"4096", "1024"};
     std::vector<std::string> dtypes{"f32"};
     std::vector<uint32_t> sweep_splits{0};
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
     app.add_flag("--no-cpu{false}", device.allow_cpu, "Never fall back to a CPU adapter");
     app.add_flag("--json", json, "One JSON object instead of the tables");
     app.add_option("--json-out", json_out, "Also write the JSON object to this file");
-    app.add_option("--groups", groups, "Which groups: ceiling, gemm, conv, attention")
+    app.add_option("--groups", groups, "Which groups: ceiling, gemm, conv, attention, quant")
         ->delimiter(',')
         ->capture_default_str();
     app.add_option("--only", only,
@@ -178,6 +179,10 @@ int main(int argc, char** argv) {
                     fmt::print(stderr, "convolution{}\n", wgx::bench::dtype_suffix(t));
                     wgx::bench::bench_conv(ctx, measure, only, t, rows);
                 }
+            }
+            if (has(groups, "quant")) {
+                fmt::print(stderr, "4-bit linear layers\n");
+                wgx::bench::bench_quant(ctx, measure, only, rows);
             }
             if (has(groups, "attention")) {
                 for (wgx::DType t : types) {
