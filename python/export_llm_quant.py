@@ -4,6 +4,8 @@ The families of export_llm.py, quantized the ways users export them:
 
   q4w.pte       --vulkan -qmode 4w -G 32: 4-bit group-wise weights, float activations
                 (et_vk.linear_q4gsw)
+  q4w_e8.pte    the same with -E 8,32: an 8-bit embedding table outside the delegate
+                (quantized_decomposed.embedding_byte)
   q8da4w.pte    --vulkan -qmode 8da4w -G 32 -E 4,32: 8-bit dynamic per-token activations times
                 4-bit weights (torchao.choose_qparams_affine + et_vk.linear_dq8ca_q4gsw) and a
                 4-bit embedding table (et_vk.embedding_q4gsw)
@@ -67,6 +69,9 @@ SKIPPED = {
 GROUP = 32
 PROGRAMS = {
     "q4w": {"qmode": "4w", "group": GROUP, "embedding": None},
+    # -E 8,32: an 8-bit embedding, which the partitioner leaves outside the delegate
+    # (quantized_decomposed.embedding_byte).
+    "q4w_e8": {"qmode": "4w", "group": GROUP, "embedding": f"8,{GROUP}"},
     "q8da4w": {"qmode": "8da4w", "group": GROUP, "embedding": f"4,{GROUP}"},
     # -G 0: one scale per output channel (the partitioner writes it as one group of K).
     "q8da4w_c": {"qmode": "8da4w", "group": 0, "embedding": None},

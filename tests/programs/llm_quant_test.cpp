@@ -52,6 +52,8 @@ size_t count_of(const Program& p, const std::string& name) {
 const std::map<std::string, Mode>& modes() {
     static const std::map<std::string, Mode> m = {
         {"q4w.pte", {1e-3, {"et_vk.linear_q4gsw.default"}}},
+        {"q4w_e8.pte",
+         {1e-3, {"et_vk.linear_q4gsw.default", "quantized_decomposed.embedding_byte.dtype"}}},
         {"q8da4w.pte",
          {5e-3,
           {"et_vk.linear_dq8ca_q4gsw.default", "torchao.choose_qparams_affine.default",
