@@ -115,7 +115,8 @@ fn stage_row_qparams(m0: u32, t: u32) {
 }
 
 // 1 / s as PyTorch computes it (correctly rounded): WGSL's division may be 2.5 ulp off, which
-// would move x * (1 / s) across a rounding boundary now and then; one Newton step fixes it.
+// would move x * (1 / s) across a rounding boundary now and then; one Newton step (fused) gives
+// the correctly rounded value except where it lies within a hair of halfway between two floats.
 fn reciprocal(s: f32) -> f32 {
     let r = 1.0 / s;
     return fma(r, fma(-s, r, 1.0), r);
