@@ -329,6 +329,8 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         j["prefill_tokens_per_s"] = prefill_tps;
         j["decode_tokens_per_s"] = decode_tps;
         j["warmup"] = opt.warmup;
+        // The engine's GPU buffers after the run: constants, pools, caches (no driver overhead).
+        j["gpu_allocated_bytes"] = ctx.allocated_bytes();
         if (profile) {
             j["decode_step_ms"] = step_ms;
             j["decode_profile"] = profile_json(*profile);

@@ -60,6 +60,10 @@ class Context {
     static Context create(const DeviceOptions& options = {});
 
     const DeviceInfo& device_info() const;
+    // Bytes of the GPU buffers this context has allocated (tensors, a program's constants and
+    // memory pools) that are still alive: the engine's own account of its GPU memory, without
+    // the driver's overhead, pipelines or the uniform and readback staging.
+    uint64_t allocated_bytes() const;
 
     // A new tensor in its own GPU buffer (contents undefined until written).
     Tensor tensor(DType dtype, const Shape& shape);

@@ -109,6 +109,8 @@ Context Context::create(const DeviceOptions& options) {
 
 const DeviceInfo& Context::device_info() const { return state_->device().info(); }
 
+uint64_t Context::allocated_bytes() const { return state_->allocated_bytes(); }
+
 Tensor Context::tensor(DType dtype, const Shape& shape) {
     int64_t numel = checked_numel(shape, "Context::tensor");
     uint64_t bytes = static_cast<uint64_t>(numel) * device_size(dtype);

@@ -174,6 +174,15 @@ class ContextState : public std::enable_shared_from_this<ContextState> {
     std::shared_ptr<const Kernel::Impl> kernel(std::string_view label, const std::string& wgsl,
                                                std::span<const Override> overrides, bool builtin);
 
+    // Bytes of the owned buffers still alive (Context::allocated_bytes).
+    uint64_t allocated_bytes() const {
+        uint64_t total = 0;
+        for (const auto& w : owned_) {
+            if (const auto ref = w.lock()) total += ref->size;
+        }
+        return total;
+    }
+
     RecordingState& recording() { return *recording_; }
     void set_last_submission(uint64_t index) { last_submission_ = index; }
     uint64_t last_submission() const { return last_submission_; }

@@ -76,6 +76,7 @@ TEST(FuseDynamicQuant, FoldsIntoEveryLayerOfTheInput) {
         EXPECT_EQ(std::get<Double>(b.g.values[size_t(op.args[S::eps])]).value,
                   double(std::numeric_limits<float>::min()));
         EXPECT_TRUE(std::holds_alternative<Null>(b.g.values[size_t(op.args[S::bias])]));
+        EXPECT_TRUE(std::holds_alternative<Null>(b.g.values[size_t(op.args[S::weight_sums])]));
         EXPECT_EQ(op.args[S::out], b.outs[i]);
     }
     check_graph(b.g, "fused");

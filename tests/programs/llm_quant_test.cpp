@@ -149,10 +149,10 @@ size_t resident_bytes() {
 
 // Endurance: many conversations, each from a reset up to the context limit (the prompt, then
 // greedy tokens fed back one at a time), on one Runner. After the first conversation nothing
-// may be recorded again and the process's resident memory may not grow (by more than 1 MiB:
-// allocator noise); a token past the context is refused, naming it. WGX_ENDURANCE_TOKENS sets
-// how many tokens to generate in all (default 640, ten conversations; the quantization issue's
-// figure is 10,000).
+// may be recorded again, the engine's GPU buffers (Context::allocated_bytes) may not change,
+// and the process's resident memory may not grow (by more than 1 MiB: allocator noise); a token
+// past the context is refused, naming it. WGX_ENDURANCE_TOKENS sets how many tokens to generate in
+// all (default 640, ten conversations; the quantization issue's figure is 10,000).
 TEST(LlmQuantEndurance, ConversationsToTheContextLimitKeepMemoryFlat) {
     const fs::path pte = fs::path(WGX_TESTS_DIR) / "llm_quant" / "llama3_2" / "q8da4w.pte";
     ASSERT_TRUE(fs::exists(pte)) << pte;
@@ -165,6 +165,7 @@ TEST(LlmQuantEndurance, ConversationsToTheContextLimitKeepMemoryFlat) {
     const std::vector<int64_t> prompt = llm_test::read_tokens(pte.parent_path() / "tokens.npy");
     int64_t generated = 0, conversations = 0;
     size_t after_first = 0, recordings_after_first = 0;
+    uint64_t gpu_after_first = 0;
     while (generated < total) {
         gen.reset();
         // A different prompt each time: 7 tokens from a shifting start of the fixture's.
@@ -180,9 +181,11 @@ TEST(LlmQuantEndurance, ConversationsToTheContextLimitKeepMemoryFlat) {
         if (++conversations == 1) {
             after_first = resident_bytes();
             recordings_after_first = r.recordings();
+            gpu_after_first = ctx().allocated_bytes();
         }
     }
     EXPECT_EQ(r.recordings(), recordings_after_first);
+    EXPECT_EQ(ctx().allocated_bytes(), gpu_after_first) << "GPU buffers allocated after the first";
     const size_t end = resident_bytes();
     EXPECT_LE(end, after_first + (size_t(1) << 20))
         << "resident memory grew from " << after_first << " to " << end << " bytes";

@@ -91,7 +91,7 @@ size_t fuse_dynamic_quant(Graph& g) {
         if (!only_these) continue;
         using S = schema::LinearDq8caOwnQparams;
         const int32_t eps = append_number(g, c->eps);
-        const int32_t no_bias = append_number(g, std::nullopt);
+        const int32_t none = append_number(g, std::nullopt);
         for (size_t l : linears) {
             // [x, scale, zp, weights, sums, weight_scales, group_size, (bias,) out]
             const std::vector<int32_t> a = g.chain[l].args;
@@ -99,10 +99,12 @@ size_t fuse_dynamic_quant(Graph& g) {
             args[S::input] = a[0];
             args[S::eps] = eps;
             args[S::weights] = a[3];
-            args[S::weight_sums] = a[4];
+            // Not read by the kernel: left out, so the constant is never uploaded (the sums of
+            // a 1B model's weights are 154 MB).
+            args[S::weight_sums] = none;
             args[S::weight_scales] = a[5];
             args[S::group_size] = a[6];
-            args[S::bias] = a.size() == 9 ? a[7] : no_bias;
+            args[S::bias] = a.size() == 9 ? a[7] : none;
             args[S::out] = a.back();
             g.chain[l].name = std::string(S::name);
             g.chain[l].args = std::move(args);

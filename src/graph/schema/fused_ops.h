@@ -90,7 +90,8 @@ struct LinearEpilogue {
 // wgx.linear_dq8ca_q4gsw.default: et_vk.linear_dq8ca_q4gsw with the input's per-row int8
 // scale and zero point computed inside (asymmetric, -128..127, `eps` the smallest scale), as
 // the torchao.choose_qparams_affine call before it computed them: [input, eps, weights,
-// weight_sums, weight_scales, group_size, bias?, out].
+// weight_sums? (never read; fuse_dynamic_quant passes none), weight_scales, group_size, bias?,
+// out].
 struct LinearDq8caOwnQparams {
     static constexpr std::string_view name = "wgx.linear_dq8ca_q4gsw.default";
     enum : size_t { input, eps, weights, weight_sums, weight_scales, group_size, bias, out, count };

@@ -234,7 +234,10 @@ class LinearDq8caOwnQparams final : public BuiltinOp {
                     args.optional_tensor(S::bias, "bias"),
                     &args.tensor(S::out, "out"),
                     args.integer(S::group_size, "group_size")};
-        expect_dtype(args, args.tensor(S::weight_sums, "weight_sums"), DType::i32, "weight_sums");
+        if (!args.is_none(S::weight_sums)) {  // none from fuse_dynamic_quant: never read
+            expect_dtype(args, args.tensor(S::weight_sums, "weight_sums"), DType::i32,
+                         "weight_sums");
+        }
         c.own_eps = args.number(S::eps, "eps");
         record_q4gsw(rec, args, name(), c);
     }
