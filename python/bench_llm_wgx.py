@@ -104,6 +104,9 @@ def main() -> int:
             record[key + "_runs"] = [r[key] for r in runs]
         record["tokens"] = runs[0]["tokens"][: args.check_tokens]
         first = runs[0]
+        # The engine's own account of its GPU buffers (absent from older builds).
+        if "gpu_allocated_bytes" in first:
+            record["gpu_allocated_bytes"] = first["gpu_allocated_bytes"]
         if "decode_step_ms" in first:
             profile = first["decode_profile"]
             record["decode_step_ms"] = first["decode_step_ms"]
