@@ -33,22 +33,6 @@ std::vector<float> run_and_read(const Op& o, std::vector<Arg> args, const Tensor
     return out.get_data<float>();
 }
 
-// Expects record() to throw InvalidArgument whose message has the op's name and every one of
-// `parts`.
-void expect_invalid(std::string_view name, std::vector<Arg> args,
-                    std::initializer_list<std::string> parts) {
-    ctx().reset();
-    try {
-        ctx().record(op(name), args);
-        ADD_FAILURE() << name << ": accepted";
-    } catch (const InvalidArgument& e) {
-        const std::string msg = e.what();
-        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
-        for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << msg;
-    }
-    ctx().reset();
-}
-
 // ---------------------------------------------------------------------------------------------
 // aten.embedding.default
 

@@ -281,19 +281,6 @@ TEST(MatmulOps, Float16MatchesFloat64) {
     ctx().reset();
 }
 
-void expect_invalid(std::string_view name, std::vector<Arg> args, const std::string& part) {
-    ctx().reset();
-    try {
-        ctx().record(op(name), args);
-        ADD_FAILURE() << name << ": expected InvalidArgument containing \"" << part << "\"";
-    } catch (const InvalidArgument& e) {
-        std::string msg = e.what();
-        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
-        EXPECT_NE(msg.find(part), std::string::npos) << msg;
-    }
-    ctx().reset();
-}
-
 TEST(MatmulOps, BadArgumentsAreRejected) {
     Tensor x = make({4, 6}, 11);
     Tensor w = make({5, 6}, 12);

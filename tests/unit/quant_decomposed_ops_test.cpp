@@ -108,20 +108,6 @@ void run(const char* name, std::vector<Arg> args) {
     ctx().submit();
 }
 
-void expect_invalid(std::string_view name, std::vector<Arg> args,
-                    std::initializer_list<std::string> parts) {
-    ctx().reset();
-    try {
-        ctx().record(op(name), args);
-        ADD_FAILURE() << name << ": accepted";
-    } catch (const InvalidArgument& e) {
-        const std::string msg = e.what();
-        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
-        for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << msg;
-    }
-    ctx().reset();
-}
-
 // Random values scaled so most land inside the quantized range and some are clamped.
 std::vector<float> spread_floats(size_t n, uint32_t seed, float scale, float width) {
     auto v = random_floats(n, seed);

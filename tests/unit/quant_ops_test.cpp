@@ -33,20 +33,6 @@ void run(const Op& o, std::vector<Arg> args) {
     ctx().submit();
 }
 
-// Expects record() to throw InvalidArgument whose message has the op's name and `part`.
-void expect_invalid(std::string_view name, std::vector<Arg> args, const std::string& part) {
-    ctx().reset();
-    try {
-        ctx().record(op(name), args);
-        ADD_FAILURE() << name << ": accepted; expected an error about " << part;
-    } catch (const InvalidArgument& e) {
-        const std::string msg = e.what();
-        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
-        EXPECT_NE(msg.find(part), std::string::npos) << msg;
-    }
-    ctx().reset();
-}
-
 constexpr int64_t kFloat = 6, kChar = 1, kInt = 3;  // c10::ScalarType codes
 
 // ---------------------------------------------------------------------------------------------

@@ -536,19 +536,6 @@ TEST(ReduceOps, SoftmaxRowsUseSubgroupsWhereOffered) {
 
 // --- errors ------------------------------------------------------------------------------------
 
-void expect_invalid(std::string_view name, std::vector<Arg> args, const std::string& part) {
-    ctx().reset();
-    try {
-        ctx().record(op(name), args);
-        ADD_FAILURE() << name << ": expected InvalidArgument containing \"" << part << "\"";
-    } catch (const InvalidArgument& e) {
-        std::string msg = e.what();
-        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
-        EXPECT_NE(msg.find(part), std::string::npos) << msg;
-    }
-    ctx().reset();
-}
-
 TEST(ReduceOps, BadArgumentsAreRejected) {
     Tensor x = ctx().tensor(DType::f32, {2, 3}).set_data(random_floats(6, 500));
     Tensor xi = ctx().tensor(DType::i32, {2, 3}).set_data(random_ints(6, 501));

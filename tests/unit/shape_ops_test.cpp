@@ -137,20 +137,6 @@ void run(std::string_view name, std::vector<Arg> args) {
     ctx().submit();
 }
 
-// Expects recording to throw InvalidArgument naming the op and holding `part`.
-void expect_invalid(std::string_view name, std::vector<Arg> args, const std::string& part) {
-    ctx().reset();
-    try {
-        ctx().record(op(name), args);
-        ADD_FAILURE() << name << ": expected InvalidArgument containing \"" << part << "\"";
-    } catch (const InvalidArgument& e) {
-        std::string msg = e.what();
-        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
-        EXPECT_NE(msg.find(part), std::string::npos) << msg;
-    }
-    ctx().reset();
-}
-
 // --- index arithmetic for references -----------------------------------------------------------
 
 std::vector<int64_t> unravel(int64_t i, const Shape& s) {

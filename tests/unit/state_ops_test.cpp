@@ -205,20 +205,6 @@ TEST(StateOps, SliceScatterTakesInt32) {
     ctx().reset();
 }
 
-void expect_invalid(std::string_view name, std::vector<Arg> args,
-                    std::initializer_list<std::string> parts) {
-    ctx().reset();
-    try {
-        ctx().record(op(name), args);
-        ADD_FAILURE() << name << ": accepted";
-    } catch (const InvalidArgument& e) {
-        const std::string msg = e.what();
-        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
-        for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << msg;
-    }
-    ctx().reset();
-}
-
 TEST(StateOps, BadArgumentsNameWhatIsWrong) {
     auto f = [](Shape s) { return ctx().tensor(DType::f32, s); };
     expect_invalid("aten.copy.default", {f({2, 3}), f({4}), false, f({2, 3})},

@@ -60,4 +60,24 @@ inline void poison(Tensor& t) {
     t.set_data(nan);
 }
 
+// Expects recording `name` with `args` to throw InvalidArgument whose message names the op and
+// holds every one of `parts` (the argument and what was wrong with it).
+inline void expect_invalid(std::string_view name, std::vector<Arg> args,
+                           std::initializer_list<std::string> parts) {
+    ctx().reset();
+    try {
+        ctx().record(op(name), args);
+        ADD_FAILURE() << name << ": accepted; expected an InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(std::string(name)), std::string::npos) << msg;
+        for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << msg;
+    }
+    ctx().reset();
+}
+
+inline void expect_invalid(std::string_view name, std::vector<Arg> args, const std::string& part) {
+    expect_invalid(name, std::move(args), {part});
+}
+
 }  // namespace wgx::test
