@@ -18,6 +18,12 @@ struct Params {
 
 override WG: u32 = 256;
 
+// Elements of a row each invocation holds in registers: their loads (and the weight's) are
+// issued together, and the row is read once. A decode step's norms are a row or two, so the
+// time is memory round trips, not bandwidth: a loop of dependent-looking iterations measured
+// 11.5 us a norm of 2048 on the H200. Rows longer than HELD * WG loop for the rest.
+const HELD = 8u;
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>,
@@ -28,13 +34,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     }
     let n = params.row_len;
     let base = row * n;
+    var xs: array<f32, HELD>;
+    var ws: array<f32, HELD>;
+    for (var i = 0u; i < HELD; i++) {
+        let k = ids.lid + i * WG;
+        if (k < n) {
+            xs[i] = f32(x[base + k]);
+            ws[i] = f32(weight[k]);
+        }
+    }
     var q = 0.0;
-    for (var k = ids.lid; k < n; k += WG) {
+    for (var i = 0u; i < HELD; i++) {
+        q += xs[i] * xs[i];  // 0 past the row's end
+    }
+    for (var k = ids.lid + HELD * WG; k < n; k += WG) {
         let v = f32(x[base + k]);
         q += v * v;
     }
     let r = inverseSqrt(workgroup_sum(q, ids) / f32(n) + params.eps);
-    for (var k = ids.lid; k < n; k += WG) {
+    for (var i = 0u; i < HELD; i++) {
+        let k = ids.lid + i * WG;
+        if (k < n) {
+            out[base + k] = T(xs[i] * r * ws[i]);
+        }
+    }
+    for (var k = ids.lid + HELD * WG; k < n; k += WG) {
         out[base + k] = T(f32(x[base + k]) * r * f32(weight[k]));
     }
 }
