@@ -31,7 +31,10 @@
 #        q8da4w.pte (-qmode 8da4w -G 32 -E 4,32) and q4w.pte (-qmode 4w -G 32), the 4-bit
 #        programs, whose correctness the small fixtures test: CHECK applies to float only; their
 #        exports take about 300 s there, so BUDGET must leave that after the model: 520 or more),
-#        WGX_BEFORE (with quant: an earlier wgx binary, run on the same programs after WGX)
+#        WGX_BEFORE (with quant: an earlier wgx binary, run on the same programs after WGX),
+#        BEFORE_ENV (with quant, instead: NAME=VALUE under which the same wgx runs them again),
+#        MICRO (wgx_microbench groups, e.g. ceiling,quant, into micro.log while the exports run;
+#        with CHECK=0 so that check.log leaves room for it among the 8 files)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 size=full
@@ -208,6 +211,19 @@ if [ "${CHECK:-1}" = 1 ]; then
         --new-tokens "$check_tokens" --out "$results" >> "$out/check.log" 2>&1 ||
         log "check reference: FAILED or stopped (exit $?); see check.log"
 fi
+# The kernels alone while the exports take the CPU: wgx_microbench's groups (MICRO, e.g.
+# "ceiling,quant": each decode GEMV shape against the copy ceiling, the dispatch floor).
+if [ -n "${MICRO:-}" ] && [ -x .device/wgx_microbench ]; then
+    log "microbench ($(limit 120 200)s at most): groups $MICRO"
+    timeout "$(limit 120 200)" .device/wgx_microbench --groups "$MICRO" > "$out/micro.log" 2>&1 ||
+        log "microbench: FAILED or stopped (exit $?); see micro.log"
+    if [ -n "${BEFORE_ENV:-}" ] && [[ $MICRO == *quant* ]]; then
+        echo "== with $BEFORE_ENV" >> "$out/micro.log"
+        (export "${BEFORE_ENV?}"
+            timeout "$(limit 60 200)" .device/wgx_microbench --groups quant >> "$out/micro.log" 2>&1) ||
+            log "microbench with $BEFORE_ENV: FAILED or stopped"
+    fi
+fi
 wait_exports
 
 # usage: wgx_run NAME SHARE ARGS...: NAME.pte in the SHARE-th part of the time left (less a
@@ -241,6 +257,13 @@ if [ "$programs" = quant ]; then
         WGX_BIN=$WGX_BEFORE wgx_run q8da4w 2 --precision 8da4w --mode "q8da4w.pte, before" \
             --profile-runs "$profile_runs"
         WGX_BIN=$WGX_BEFORE wgx_run q4w 1 --precision 4w --mode "q4w.pte, before"
+    elif [ -n "${BEFORE_ENV:-}" ]; then
+        # The same binary with one decision undone (e.g. WGX_Q4_GEMV=0).
+        note "before: the same wgx with $BEFORE_ENV"
+        (export "${BEFORE_ENV?}"
+            wgx_run q8da4w 2 --precision 8da4w --mode "q8da4w.pte, $BEFORE_ENV" \
+                --profile-runs "$profile_runs"
+            wgx_run q4w 1 --precision 4w --mode "q4w.pte, $BEFORE_ENV" --profile-runs "$profile_runs")
     fi
 else
     wgx_run fp32 4 --precision fp32 --mode "fp32.pte" --profile-runs "$profile_runs"
@@ -274,7 +297,7 @@ fi
 # pools after the passes) and what nvidia-smi sees of a generating process (its largest figure
 # over a few seconds once loaded), for each 4-bit program.
 gpu_memory() {
-    local pte=$work/$1.pte pid used=0 n
+    local pte=$work/$1.pte pid used=0 n clocks=()
     [ -f "$pte" ] && command -v nvidia-smi > /dev/null || return 0
     [ "$(left)" -gt 60 ] || { log "memory $1: skipped, $(left)s left"; return 0; }
     note "wgx info $1.pte: $("$wgx" info "$pte" 2>&1 | grep -E '^constants|^after graph passes' | tr '\n' ';')"
@@ -286,11 +309,15 @@ gpu_memory() {
         n=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits |
             awk -F', ' -v p="$pid" '$1 == p {print $2}')
         [ -n "$n" ] && [ "$n" -gt "$used" ] && used=$n
+        # The clocks while it decodes: a GPU below its boost clock makes every kernel slower.
+        clocks+=("$(nvidia-smi --query-gpu=clocks.sm,clocks.mem,utilization.gpu \
+            --format=csv,noheader,nounits | tr -d ' ')")
         kill -0 "$pid" 2>/dev/null || break
     done
     kill "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     note "nvidia-smi while wgx generate ran $1.pte: $used MiB used by the process"
+    note "nvidia-smi clocks while wgx generate ran $1.pte (SM MHz,memory MHz,GPU utilization % every 0.5 s): ${clocks[*]}"
     log "memory $1: $used MiB (nvidia-smi)"
 }
 if [ "$programs" = quant ]; then
