@@ -20,9 +20,7 @@
 // op's argument checks are exercised with one bad argument each.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
-#include <string>
 
 #include "test_util.h"
 
@@ -253,24 +251,11 @@ const std::vector<LinearCase>& linear_cases() {
         {{1, 128}, 300, 128, 128, false},
         {{1, 1, 2048}, 40, 2048, 32, true},
         {{20, 32}, 5, 32, 32, false},
-        // One row (the decode kernel, linear_q4gsw_gemv.wgsl): padded rows, several quads an
-        // invocation, two quads a group.
+        // One row (a decode step): padded rows; several unrolled words or pipelined quads a lane.
         {{1, 96}, 11, 128, 32, false},
         {{1, 8192}, 5, 8192, 64, true},
     };
     return cases;
-}
-
-// Runs `body` with the decode rows in linear_q4gsw_gemv.wgsl (the default) and, with
-// WGX_Q4_GEMV=0, in the general kernel, naming the kernel in the failures.
-template <typename Body>
-void for_each_row_kernel(Body body) {
-    for (const char* gemv : {"1", "0"}) {
-        setenv("WGX_Q4_GEMV", gemv, 1);
-        SCOPED_TRACE(std::string("WGX_Q4_GEMV=") + gemv);
-        body();
-    }
-    unsetenv("WGX_Q4_GEMV");
 }
 
 Shape out_shape(const LinearCase& c) {
@@ -280,29 +265,26 @@ Shape out_shape(const LinearCase& c) {
 }
 
 TEST(QuantOps, LinearQ4gswMatchesFloat64) {
-    for_each_row_kernel([] {
-        uint32_t seed = 100;
-        for (const LinearCase& c : linear_cases()) {
-            const LinearData d = linear_data(c, seed);
-            seed += 10;
-            const int64_t K = c.x.back();
-            Tensor tx = ctx().tensor(DType::f32, c.x).set_data(d.x);
-            Tensor tw = ctx()
-                            .tensor(DType::u8, {c.N, c.Kp / 2})
-                            .set_data(pack_nibbles(d.nibbles, c.N, c.Kp));
-            Tensor ts = ctx().tensor(DType::f32, {c.Kp / c.G, c.N}).set_data(d.scales);
-            Tensor out = ctx().tensor(DType::f32, out_shape(c));
-            poison(out);
-            std::vector<Arg> args = {tx, tw, ts, c.G};
-            if (c.bias) args.push_back(ctx().tensor(DType::f32, {c.N}).set_data(d.bias));
-            args.push_back(out);
-            run(op("et_vk.linear_q4gsw.default"), args);
-            const auto want = linear_ref(
-                c, d, [&](int64_t m, int64_t k) { return double(d.x[size_t(m * K + k)]); });
-            EXPECT_LE(max_rel_error(out.get_data<float>(), want), 2e-5)
-                << "x " << shape_string(c.x) << " N " << c.N << " Kp " << c.Kp << " G " << c.G;
-        }
-    });
+    uint32_t seed = 100;
+    for (const LinearCase& c : linear_cases()) {
+        const LinearData d = linear_data(c, seed);
+        seed += 10;
+        const int64_t K = c.x.back();
+        Tensor tx = ctx().tensor(DType::f32, c.x).set_data(d.x);
+        Tensor tw =
+            ctx().tensor(DType::u8, {c.N, c.Kp / 2}).set_data(pack_nibbles(d.nibbles, c.N, c.Kp));
+        Tensor ts = ctx().tensor(DType::f32, {c.Kp / c.G, c.N}).set_data(d.scales);
+        Tensor out = ctx().tensor(DType::f32, out_shape(c));
+        poison(out);
+        std::vector<Arg> args = {tx, tw, ts, c.G};
+        if (c.bias) args.push_back(ctx().tensor(DType::f32, {c.N}).set_data(d.bias));
+        args.push_back(out);
+        run(op("et_vk.linear_q4gsw.default"), args);
+        const auto want =
+            linear_ref(c, d, [&](int64_t m, int64_t k) { return double(d.x[size_t(m * K + k)]); });
+        EXPECT_LE(max_rel_error(out.get_data<float>(), want), 2e-5)
+            << "x " << shape_string(c.x) << " N " << c.N << " Kp " << c.Kp << " G " << c.G;
+    }
 }
 
 // x quantized per row as torchao's quantize_affine does in float32: clamp(round(x * (1 / s)) +
@@ -367,70 +349,61 @@ void check_dq8ca(const LinearCase& c, uint32_t seed, DType zp_type, bool qparams
 }
 
 TEST(QuantOps, LinearDq8caQ4gswMatchesFloat64) {
-    for_each_row_kernel([] {
-        uint32_t seed = 300;
-        for (const LinearCase& c : linear_cases()) {
-            check_dq8ca(c, seed, DType::i8, false);
-            check_dq8ca(c, seed + 1, DType::i32, false);
-            seed += 10;
-        }
-        // 8 rows of 4096 int8 values do not fit beside the partial sums in 16 KiB: fewer rows a
-        // workgroup.
-        check_dq8ca({{8, 4096}, 9, 4096, 32, true}, 900, DType::i8, false);
-    });
+    uint32_t seed = 300;
+    for (const LinearCase& c : linear_cases()) {
+        check_dq8ca(c, seed, DType::i8, false);
+        check_dq8ca(c, seed + 1, DType::i32, false);
+        seed += 10;
+    }
+    // 8 rows of 4096 int8 values do not fit beside the partial sums in 16 KiB: fewer rows a
+    // workgroup.
+    check_dq8ca({{8, 4096}, 9, 4096, 32, true}, 900, DType::i8, false);
 }
 
 // The 8da4w layer as the exporter writes it: choose_qparams_affine's outputs feed the linear.
 TEST(QuantOps, Dq8caLayerWithQparamsOnTheGpu) {
-    for_each_row_kernel([] {
-        uint32_t seed = 500;
-        for (const LinearCase& c : linear_cases()) check_dq8ca(c, seed += 10, DType::i8, true);
-    });
+    uint32_t seed = 500;
+    for (const LinearCase& c : linear_cases()) check_dq8ca(c, seed += 10, DType::i8, true);
 }
 
 // wgx.linear_dq8ca_q4gsw (what passes/fuse_dynamic_quant makes of the pair above) finds each
 // row's scale and zero point itself: its outputs equal the pair's exactly.
 TEST(QuantOps, OwnQparamsLinearEqualsChooseQparamsAndLinear) {
-    for_each_row_kernel([] {
-        uint32_t seed = 600;
-        std::vector<LinearCase> cases = linear_cases();
-        cases.push_back({{8, 4096}, 9, 4096, 32, true});
-        for (const LinearCase& c : cases) {
-            const LinearData d = linear_data(c, seed += 10);
-            const int64_t K = c.x.back();
-            Shape qshape(c.x.begin(), c.x.end() - 1);
-            Shape block(c.x.size(), 1);
-            block.back() = K;
-            Tensor tx = ctx().tensor(DType::f32, c.x).set_data(d.x);
-            Tensor scale = ctx().tensor(DType::f32, qshape);
-            Tensor zp = ctx().tensor(DType::i8, qshape);
-            Tensor tw = ctx()
-                            .tensor(DType::u8, {c.N, c.Kp / 2})
-                            .set_data(pack_nibbles(d.nibbles, c.N, c.Kp));
-            Tensor tsum = ctx()
-                              .tensor(DType::i32, {c.Kp / c.G, c.N})
-                              .set_data(std::vector<int32_t>(size_t(c.Kp / c.G * c.N), 0));
-            Tensor ts = ctx().tensor(DType::f32, {c.Kp / c.G, c.N}).set_data(d.scales);
-            Arg bias = c.bias ? Arg(ctx().tensor(DType::f32, {c.N}).set_data(d.bias)) : Arg();
-            Tensor pair = ctx().tensor(DType::f32, out_shape(c));
-            Tensor own = ctx().tensor(DType::f32, out_shape(c));
-            poison(pair);
-            poison(own);
-            ctx().reset();
-            ctx().record(
-                op("torchao.choose_qparams_affine.default"),
-                {tx, std::string("ASYMMETRIC"), std::vector<int64_t>(block), std::nullopt, -128,
-                 127, std::nullopt, kFloat, kChar, false, Arg::TensorList{scale, zp}});
-            ctx().record(op("et_vk.linear_dq8ca_q4gsw.default"),
-                         {tx, scale, zp, tw, tsum, ts, c.G, bias, pair});
-            ctx().record(
-                op("wgx.linear_dq8ca_q4gsw.default"),
-                {tx, double(std::numeric_limits<float>::min()), tw, tsum, ts, c.G, bias, own});
-            ctx().submit();
-            EXPECT_EQ(own.get_data<float>(), pair.get_data<float>())
-                << "x " << shape_string(c.x) << " N " << c.N << " G " << c.G;
-        }
-    });
+    uint32_t seed = 600;
+    std::vector<LinearCase> cases = linear_cases();
+    cases.push_back({{8, 4096}, 9, 4096, 32, true});
+    for (const LinearCase& c : cases) {
+        const LinearData d = linear_data(c, seed += 10);
+        const int64_t K = c.x.back();
+        Shape qshape(c.x.begin(), c.x.end() - 1);
+        Shape block(c.x.size(), 1);
+        block.back() = K;
+        Tensor tx = ctx().tensor(DType::f32, c.x).set_data(d.x);
+        Tensor scale = ctx().tensor(DType::f32, qshape);
+        Tensor zp = ctx().tensor(DType::i8, qshape);
+        Tensor tw =
+            ctx().tensor(DType::u8, {c.N, c.Kp / 2}).set_data(pack_nibbles(d.nibbles, c.N, c.Kp));
+        Tensor tsum = ctx()
+                          .tensor(DType::i32, {c.Kp / c.G, c.N})
+                          .set_data(std::vector<int32_t>(size_t(c.Kp / c.G * c.N), 0));
+        Tensor ts = ctx().tensor(DType::f32, {c.Kp / c.G, c.N}).set_data(d.scales);
+        Arg bias = c.bias ? Arg(ctx().tensor(DType::f32, {c.N}).set_data(d.bias)) : Arg();
+        Tensor pair = ctx().tensor(DType::f32, out_shape(c));
+        Tensor own = ctx().tensor(DType::f32, out_shape(c));
+        poison(pair);
+        poison(own);
+        ctx().reset();
+        ctx().record(op("torchao.choose_qparams_affine.default"),
+                     {tx, std::string("ASYMMETRIC"), std::vector<int64_t>(block), std::nullopt,
+                      -128, 127, std::nullopt, kFloat, kChar, false, Arg::TensorList{scale, zp}});
+        ctx().record(op("et_vk.linear_dq8ca_q4gsw.default"),
+                     {tx, scale, zp, tw, tsum, ts, c.G, bias, pair});
+        ctx().record(op("wgx.linear_dq8ca_q4gsw.default"),
+                     {tx, double(std::numeric_limits<float>::min()), tw, tsum, ts, c.G, bias, own});
+        ctx().submit();
+        EXPECT_EQ(own.get_data<float>(), pair.get_data<float>())
+            << "x " << shape_string(c.x) << " N " << c.N << " G " << c.G;
+    }
     expect_invalid("wgx.linear_dq8ca_q4gsw.default",
                    {ctx().tensor(DType::f32, {1, 64}), -1.0, ctx().tensor(DType::u8, {4, 32}),
                     ctx().tensor(DType::i32, {2, 4}), ctx().tensor(DType::f32, {2, 4}), int64_t(32),

@@ -14,15 +14,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
 
 #include "graph/schema/fused_ops.h"
 #include "ops/common/dims.h"
-#include "ops/common/workgroup_reduce.h"
 #include "ops/matmul/gemm_kernel.h"
 #include "ops/quant/linear_q4gsw.wgsl.h"
-#include "ops/quant/linear_q4gsw_gemv.wgsl.h"
 #include "ops/registry.h"
 
 namespace wgx::ops {
@@ -38,14 +34,6 @@ static_assert(sizeof(Q4gswParams) == 32);
 
 constexpr uint32_t kMaxRows = 8;  // MAX_ROWS of the kernel
 
-struct GemvParams {
-    uint32_t N, K, row_quads, quads_per_group, has_bias;
-    float eps;
-    uint32_t pad[2];
-};
-static_assert(sizeof(GemvParams) == 32);
-constexpr uint32_t kGemvColumns = 8;  // COLS of linear_q4gsw_gemv.wgsl
-
 struct Q4gswCall {
     const Tensor* x;
     const Tensor* weights;
@@ -57,58 +45,6 @@ struct Q4gswCall {
     const Tensor* x_zp = nullptr;
     std::optional<double> own_eps;  // 8-bit activations whose qparams the kernel finds
 };
-
-// Whether a call takes linear_q4gsw_gemv.wgsl: one row of x (a decode step), quads that lie
-// inside one group, and WGX_Q4_GEMV not "0" (which keeps the general kernel, for benchmarks'
-// before and after and for the tests of both).
-bool use_gemv(int64_t M, int64_t K, int64_t Kp, int64_t G) {
-    const char* env = std::getenv("WGX_Q4_GEMV");
-    if (env != nullptr && std::string_view(env) == "0") return false;
-    return M == 1 && K % 32 == 0 && Kp % 32 == 0 && G % 32 == 0;
-}
-
-void record_gemv(Recorder& rec, const Args& args, std::string_view name, const Q4gswCall& c,
-                 int64_t K, int64_t Kp, bool zp_bytes) {
-    const int64_t N = c.weights->shape()[0];
-    const bool own = c.own_eps.has_value();
-    const bool dq8ca = c.x_scale != nullptr || own;
-    // One invocation a quad of a row where the row has few (2048 columns: 64 quads), so that
-    // every invocation has its COLS quads in flight; at most 128.
-    uint32_t wg = 32;
-    while (wg < 128 && int64_t(wg) < K / 32) wg *= 2;
-    wg = rec.workgroup_size(wg);
-    const bool subgroups = use_subgroups(rec);
-    const GemvParams p{uint32_t(N),
-                       uint32_t(K),
-                       uint32_t(Kp / 32),
-                       uint32_t(c.group_size / 32),
-                       c.bias ? 1u : 0u,
-                       float(own ? *c.own_eps : 0.0),
-                       {0, 0}};
-    Kernel k = rec.kernel(fmt::format("{}/gemv{}{}", name, subgroups ? "_subgroups" : "",
-                                      dq8ca && !own && !zp_bytes ? " zp32" : ""),
-                          workgroup_reduce_prelude(DType::f32, subgroups) +
-                              std::string(wgsl::ops_quant_linear_q4gsw_gemv),
-                          {{"WG", double(wg)},
-                           {"DQ8CA", dq8ca ? 1.0 : 0.0},
-                           {"ZP_BYTES", zp_bytes ? 1.0 : 0.0},
-                           {"OWN_QPARAMS", own ? 1.0 : 0.0}});
-    const Tensor& x = *c.x;
-    // ceil(N / COLS) workgroups in rows of at most the per-dimension limit, numbered
-    // x + y * (workgroups in x); those past the last column write nothing.
-    const uint64_t groups = (uint64_t(N) + kGemvColumns - 1) / kGemvColumns;
-    const uint64_t per_dim = rec.device().limits.max_workgroups_per_dimension;
-    const uint64_t gx = std::min(groups, per_dim);
-    const uint64_t gy = (groups + gx - 1) / gx;
-    if (gy > per_dim) {
-        args.fail(fmt::format("{} output features need {} workgroups, beyond the device's {} x {}.",
-                              N, groups, per_dim, per_dim));
-    }
-    rec.dispatch(k,
-                 {x, *c.weights, *c.scales, c.bias.value_or(x), *c.out, Binding::uniform(p),
-                  c.x_scale ? *c.x_scale : x, c.x_zp ? *c.x_zp : x},
-                 Grid{uint32_t(gx), uint32_t(gy), 1});
-}
 
 void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const Q4gswCall& c) {
     const Tensor &x = *c.x, &weights = *c.weights, &scales = *c.scales, &out = *c.out;
@@ -171,10 +107,6 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
     }
     if (M == 0 || N == 0) return;
 
-    if (use_gemv(M, K, Kp, G)) {
-        record_gemv(rec, args, name, c, K, Kp, zp_bytes);
-        return;
-    }
     // Rows of x per workgroup: one for a decode step; up to 8 for a prefill, each weight word
     // then serving 8 rows. With DQ8CA the quantized rows (K bytes each) must also fit in
     // workgroup memory beside the 1 KB of partial sums.

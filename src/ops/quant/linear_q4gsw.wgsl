@@ -190,6 +190,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     let col = wid.x * (WG / LANES) + t / LANES;
     let lane = t % LANES;
     let inside = col < N;
+    // With QUADS, a lane's first two quads are requested before the staging below, so that
+    // their memory round trip overlaps it rather than following it: each workgroup otherwise
+    // waits for its staged row and then for its weights, one after the other, and a layer of
+    // many workgroups (the output layer: 16032) pays that chain once a wave.
+    let quads = params.K / 32u;
+    let quad_row = col * (params.row_words / 4u);
+    var a = vec4<u32>(0u);
+    var b = vec4<u32>(0u);
+    if (inside && QUADS) {
+        if (lane < quads) {
+            a = load_quad(quad_row + lane);
+        }
+        if (lane + LANES < quads) {
+            b = load_quad(quad_row + lane + LANES);
+        }
+    }
     if (DQ8CA) {
         stage_row_qparams(m0, t);
         workgroupBarrier();
@@ -199,34 +215,57 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
 
     var acc = array<f32, MAX_ROWS>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     if (inside && QUADS) {
-        let quads = params.K / 32u;
-        let row = col * (params.row_words / 4u);
         let quads_per_group = params.words_per_group / 4u;
-        var j = lane;
-        for (; j + LANES < quads; j += 2u * LANES) {
-            let a = load_quad(row + j);
-            let b = load_quad(row + j + LANES);
-            let sa = scales[(j / quads_per_group) * N + col];
-            let sb = scales[((j + LANES) / quads_per_group) * N + col];
-            for (var r = 0u; r < ROWS; r++) {
-                let m = min(m0 + r, params.M - 1u);
-                acc[r] = fma(sa, quad_product(a, r, m, 4u * j), acc[r]);
-                acc[r] = fma(sb, quad_product(b, r, m, 4u * (j + LANES)), acc[r]);
+        // Quads j and j + LANES in a and b; the next two requested before these are used.
+        for (var j = lane; j < quads; j += 2u * LANES) {
+            let qa = a;
+            let qb = b;
+            let next = j + 2u * LANES;
+            if (next < quads) {
+                a = load_quad(quad_row + next);
             }
-        }
-        if (j < quads) {
-            let a = load_quad(row + j);
+            if (next + LANES < quads) {
+                b = load_quad(quad_row + next + LANES);
+            }
             let sa = scales[(j / quads_per_group) * N + col];
             for (var r = 0u; r < ROWS; r++) {
                 let m = min(m0 + r, params.M - 1u);
-                acc[r] = fma(sa, quad_product(a, r, m, 4u * j), acc[r]);
+                acc[r] = fma(sa, quad_product(qa, r, m, 4u * j), acc[r]);
+            }
+            if (j + LANES < quads) {
+                let sb = scales[((j + LANES) / quads_per_group) * N + col];
+                for (var r = 0u; r < ROWS; r++) {
+                    let m = min(m0 + r, params.M - 1u);
+                    acc[r] = fma(sb, quad_product(qb, r, m, 4u * (j + LANES)), acc[r]);
+                }
             }
         }
     }
     if (inside && !QUADS) {
         let words = params.K / 8u;
         let row = col * params.row_words;
-        for (var j = lane; j < words; j += LANES) {
+        var j = lane;
+        if (ROWS == 1u) {
+            // A decode step: four words a lane loaded before any is used. One at a time, each
+            // lane waited out a memory round trip per word, and a GEMV streamed its weights at
+            // a third of the bandwidth or less (the 2048 x 128256 output layer: 1.3 TB/s).
+            for (; j + 3u * LANES < words; j += 4u * LANES) {
+                let w0 = w[row + j];
+                let w1 = w[row + j + LANES];
+                let w2 = w[row + j + 2u * LANES];
+                let w3 = w[row + j + 3u * LANES];
+                let g = params.words_per_group;
+                let s0 = scales[(j / g) * N + col];
+                let s1 = scales[((j + LANES) / g) * N + col];
+                let s2 = scales[((j + 2u * LANES) / g) * N + col];
+                let s3 = scales[((j + 3u * LANES) / g) * N + col];
+                acc[0] = fma(s0, word_product(w0, 0u, m0, j), acc[0]);
+                acc[0] = fma(s1, word_product(w1, 0u, m0, j + LANES), acc[0]);
+                acc[0] = fma(s2, word_product(w2, 0u, m0, j + 2u * LANES), acc[0]);
+                acc[0] = fma(s3, word_product(w3, 0u, m0, j + 3u * LANES), acc[0]);
+            }
+        }
+        for (; j < words; j += LANES) {
             let word = w[row + j];
             let s = scales[(j / params.words_per_group) * N + col];
             for (var r = 0u; r < ROWS; r++) {
