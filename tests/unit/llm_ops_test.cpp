@@ -262,6 +262,76 @@ TEST(LlmOps, RmsNormRejectsBadArguments) {
     expect_invalid("et_vk.rms_norm.default", {x, w, 1e-5, out}, {"weight", "[8]"});
 }
 
+// wgx.add_rms_norm.default: the residual add and the norm after it (fuse_residual_norm). The sum
+// is float32 as the add stores it; the norm of that sum is checked in float64.
+TEST(LlmOps, AddRmsNormStoresTheSumAndItsNorm) {
+    const std::vector<Shape> shapes = {{1, 2048}, {3, 37}, {2, 3, 768}, {1, 4099}, {5, 1}};
+    on_both_reduction_paths([&](const std::string& path) {
+        uint32_t seed = 60;
+        for (const Shape& shape : shapes) {
+            const int64_t n = shape.back();
+            const auto a = random_floats(size_t(numel(shape)), seed++);
+            const auto b = random_floats(size_t(numel(shape)), seed++);
+            const auto w = random_floats(size_t(n), seed++);
+            std::vector<float> sum(a.size());
+            for (size_t i = 0; i < a.size(); ++i) sum[i] = a[i] + b[i];
+            Tensor ta = ctx().tensor(DType::f32, shape).set_data(a);
+            Tensor tb = ctx().tensor(DType::f32, shape).set_data(b);
+            Tensor tw = ctx().tensor(DType::f32, {n}).set_data(w);
+            Tensor h = ctx().tensor(DType::f32, shape), norm = ctx().tensor(DType::f32, shape);
+            poison(h);
+            poison(norm);
+            const auto got = run_and_read(op("wgx.add_rms_norm.default"),
+                                          {ta, tb, tw, 1e-5, Arg::TensorList{h, norm}}, norm);
+            EXPECT_EQ(h.get_data<float>(), sum) << path << " " << shape_string(shape);
+            EXPECT_LE(max_rel_error(got, rms_norm_ref(sum, w, n, 1e-5)), 1e-5)
+                << path << " " << shape_string(shape);
+        }
+    });
+    ctx().reset();
+}
+
+TEST(LlmOps, AddRmsNormRejectsBadArguments) {
+    Tensor x = ctx().tensor(DType::f32, {2, 8}).set_data(random_floats(16, 1));
+    Tensor w = ctx().tensor(DType::f32, {8}).set_data(random_floats(8, 2));
+    Tensor out = ctx().tensor(DType::f32, {2, 8}), sum = ctx().tensor(DType::f32, {2, 8});
+    expect_invalid("wgx.add_rms_norm.default",
+                   {x, ctx().tensor(DType::f32, {2, 7}), w, 1e-5, Arg::TensorList{sum, out}},
+                   {"other", "[2, 8]"});
+    expect_invalid("wgx.add_rms_norm.default", {x, x, w, 1e-5, Arg::TensorList{sum}}, "2 outputs");
+}
+
+// wgx.silu_mul.default: silu(self) * other (fuse_silu_mul), with the binary ops' broadcasting.
+TEST(LlmOps, SiluMulMatchesFloat64) {
+    const std::vector<std::pair<Shape, Shape>> cases = {
+        {{1, 8192}, {1, 8192}}, {{3, 37}, {3, 37}}, {{2, 5, 7}, {1, 5, 1}}, {{1}, {1}}};
+    uint32_t seed = 80;
+    for (const auto& [sa, sb] : cases) {
+        auto a = random_floats(size_t(numel(sa)), seed++);
+        for (float& v : a) v *= 6.f;  // both tails of the sigmoid
+        const auto b = random_floats(size_t(numel(sb)), seed++);
+        Tensor ta = ctx().tensor(DType::f32, sa).set_data(a);
+        Tensor tb = ctx().tensor(DType::f32, sb).set_data(b);
+        Tensor out = ctx().tensor(DType::f32, sa);
+        poison(out);
+        auto got = run_and_read(op("wgx.silu_mul.default"), {ta, tb, out}, out);
+        std::vector<double> want(a.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            // other's element for out's element i: index 0 along other's dims of size 1.
+            size_t rest = i, j = 0, stride = 1;
+            for (size_t d = sa.size(); d-- > 0;) {
+                const size_t at = rest % size_t(sa[d]);
+                rest /= size_t(sa[d]);
+                if (sb[d] != 1) j += at * stride;
+                stride *= size_t(sb[d]);
+            }
+            const double x = a[i];
+            want[i] = x / (1 + std::exp(-x)) * double(b[j]);
+        }
+        EXPECT_LE(max_rel_error(got, want), 1e-5) << shape_string(sa) << " * " << shape_string(sb);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // et_vk.apply_rotary_emb{,_hf,_interleaved}.default
 

@@ -8,7 +8,9 @@
 #include "graph/passes/fuse_conv_epilogue.h"
 #include "graph/passes/fuse_dynamic_quant.h"
 #include "graph/passes/fuse_linear_epilogue.h"
+#include "graph/passes/fuse_residual_norm.h"
 #include "graph/passes/fuse_rms_norm.h"
+#include "graph/passes/fuse_silu_mul.h"
 
 namespace wgx::graph {
 
@@ -18,6 +20,9 @@ void run_fusion_passes(Graph& g) {
     fuse_rms_norm(g);
     fuse_dynamic_quant(g);
     fuse_activations(g);
+    // After the two above: the silu and the norms they rebuild are what these take.
+    fuse_silu_mul(g);
+    fuse_residual_norm(g);
     fuse_conv_epilogue(g);
     fuse_conv_activation(g);  // sees the silu / hardswish calls fuse_activations made
     fuse_channel_shuffle(g);

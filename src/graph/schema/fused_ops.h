@@ -117,6 +117,20 @@ struct MulHardsigmoid {
     enum : size_t { self, gate, out, count };
 };
 
+// wgx.silu_mul.default: silu(self) * other, same shapes: the gated unit of a SwiGLU feed-forward
+// layer (Llama's w2(silu(w1 x) * w3 x)).
+struct SiluMul {
+    static constexpr std::string_view name = "wgx.silu_mul.default";
+    enum : size_t { self, other, out, count };
+};
+
+// wgx.add_rms_norm.default: sum = self + other, norm = rms_norm(sum, weight, eps), same shapes;
+// `out` is the list (sum, norm): a transformer's residual add and the norm after it.
+struct AddRmsNorm {
+    static constexpr std::string_view name = "wgx.add_rms_norm.default";
+    enum : size_t { self, other, weight, eps, out, count };
+};
+
 // wgx.channel_shuffle.default: ShuffleNet's shuffle of cat(tensors, dim) in `groups` groups,
 // then split along `dim` into split_sizes (an int list; none: no split, `out` one tensor).
 struct ChannelShuffle {

@@ -257,6 +257,13 @@ void rotary(SizeCall& c) {
     c.set_dims_of(outs[1], c.dims(1));
 }
 
+// wgx.add_rms_norm: the sum and the norm have self's sizes.
+void add_rms_norm(SizeCall& c) {
+    const std::vector<int32_t> outs = c.tensor_ids(last(c));
+    if (outs.size() != 2) c.fail("expects two outputs.");
+    for (int32_t id : outs) c.set_dims_of(id, c.dims(0));
+}
+
 // [input, dims?, keepdim, ..., out] (mean.dim, sum.dim_IntList, amax, amin).
 void reduce_dims(SizeCall& c) {
     const auto& in = c.dims(0);
@@ -642,6 +649,7 @@ constexpr std::array kBroadcast = {
     "aten.bitwise_or.Tensor",
     schema::MulSigmoid::name.data(),
     schema::MulHardsigmoid::name.data(),
+    schema::SiluMul::name.data(),
 };
 
 const std::unordered_map<std::string_view, Entry>& table() {
@@ -673,6 +681,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("aten.expand_copy.default", expand);
         add("aten.embedding.default", embedding);
         add("et_vk.apply_rotary_emb.default", rotary);
+        add(schema::AddRmsNorm::name, add_rms_norm);
         add("et_vk.apply_rotary_emb_hf.default", rotary_hf);
         add("et_vk.apply_rotary_emb_interleaved.default", same_as_input);
         add("aten.mean.dim", reduce_dims);

@@ -1,6 +1,6 @@
 // RMS norm: y = x / sqrt(mean(x^2) + eps) * weight over each row of `row_len` contiguous
-// elements, weight indexed by the position in the row. One workgroup per row; the mean of the
-// squares is a workgroup reduction.
+// elements (of x, or of the sum of two tensors: see load_x), weight indexed by the position in
+// the row. One workgroup per row; the mean of the squares is a workgroup reduction.
 // The C++ side prepends common/workgroup_reduce's prelude: `alias T` (the stored element type
 // of every tensor, f32 or f16; arithmetic is f32 and each output is rounded once to T) and
 // workgroup_sum.
@@ -15,6 +15,10 @@ struct Params {
 @group(0) @binding(1) var<storage, read> weight: array<T>;
 @group(0) @binding(2) var<storage, read_write> out: array<T>;
 @group(0) @binding(3) var<uniform> params: Params;
+// load_x(i): element i of the row as f32. The C++ side fills this line: x[i], or for
+// wgx.add_rms_norm x[i] + addend[i] (bindings 4 and 5), rounded to T and stored into sum_out
+// as the add it replaces would have stored it.
+//@LOAD_X
 
 override WG: u32 = 256;
 
@@ -39,7 +43,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     for (var i = 0u; i < HELD; i++) {
         let k = ids.lid + i * WG;
         if (k < n) {
-            xs[i] = f32(x[base + k]);
+            xs[i] = load_x(base + k);
             ws[i] = f32(weight[k]);
         }
     }
@@ -48,7 +52,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         q += xs[i] * xs[i];  // 0 past the row's end
     }
     for (var k = ids.lid + HELD * WG; k < n; k += WG) {
-        let v = f32(x[base + k]);
+        let v = load_x(base + k);
         q += v * v;
     }
     let r = inverseSqrt(workgroup_sum(q, ids) / f32(n) + params.eps);
@@ -59,6 +63,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         }
     }
     for (var k = ids.lid + HELD * WG; k < n; k += WG) {
-        out[base + k] = T(f32(x[base + k]) * r * f32(weight[k]));
+        out[base + k] = T(load_x(base + k) * r * f32(weight[k]));  // stores the same sum again
     }
 }
