@@ -110,6 +110,10 @@ def main() -> int:
         if "decode_step_ms" in first:
             profile = first["decode_profile"]
             record["decode_step_ms"] = first["decode_step_ms"]
+            # The step with its logits read back, and the sampling (absent from older builds).
+            for key in ("decode_step_with_logits_ms", "sample_ms"):
+                if key in first:
+                    record[key] = first[key]
             record["profile"] = {k: v for k, v in profile.items() if k != "ops"}
             record["profile"]["top_ops"] = profile["ops"][:12]
             record["profile"]["by_kind"] = by_kind(profile["ops"])

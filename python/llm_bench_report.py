@@ -62,6 +62,12 @@ def torch_attention_note(model: dict, row: dict) -> str:
 
 def profile_tables(records: list[dict]) -> list[str]:
     """One decode step of each profiled wgx run, its GPU time summed by op kind."""
+
+    def readback(r: dict) -> str:
+        if "decode_step_with_logits_ms" not in r:
+            return ""
+        return f"; with its logits read back {r['decode_step_with_logits_ms']:.3f} ms, sampling {r['sample_ms']:.3f} ms"
+
     lines = []
     for r in records:
         kinds = r.get("profile", {}).get("by_kind") if r.get("kind") == "result" else None
@@ -71,8 +77,8 @@ def profile_tables(records: list[dict]) -> list[str]:
         lines += [
             "",
             f"Decode step of wgx {r['precision']} {r['mode']}: {r['decode_step_ms']:.3f} ms wall (median of "
-            f"{prof.get('runs', '?')}), {prof['gpu_sum_ms']:.3f} ms GPU time summed over {prof['dispatches']} "
-            "dispatches:",
+            f"{prof.get('runs', '?')}){readback(r)}, {prof['gpu_sum_ms']:.3f} ms GPU time summed over "
+            f"{prof['dispatches']} dispatches:",
             "",
             "| op | calls | dispatches | GPU ms | share | kernels |",
             "| --- | ---: | ---: | ---: | ---: | --- |",

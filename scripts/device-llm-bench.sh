@@ -32,7 +32,8 @@
 #        programs, whose correctness the small fixtures test: CHECK applies to float only; their
 #        exports take about 300 s there, so BUDGET must leave that after the model: 520 or more),
 #        WGX_BEFORE (with quant: an earlier wgx binary, run on the same programs after WGX),
-#        BEFORE_ENV (with quant, instead: NAME=VALUE under which the same wgx runs them again),
+#        BEFORE_ENV (with quant: NAME=VALUE under which WGX_BEFORE, or without it the same wgx,
+#        runs them again), LONG_PROMPT (quant: the longer prompt's tokens, 512),
 #        MICRO (wgx_microbench groups, e.g. ceiling,quant, into micro.log while the exports run;
 #        with CHECK=0 so that check.log leaves room for it among the 8 files)
 set -uo pipefail
@@ -58,6 +59,8 @@ check_tokens=${CHECK_TOKENS:-48}
 # What the wgx runs leave for the report, and for the check's scoring runs after them.
 wgx_reserve=20
 [ "${CHECK:-1}" = 1 ] && wgx_reserve=110
+# The 4-bit programs' steps after them: two long prefills, two generates and a baseline.
+[ "${PROGRAMS:-float}" = quant ] && [ "${CHECK:-1}" != 1 ] && wgx_reserve=110
 trace_depth=${TRACE_DEPTH:-16}
 repo=$PWD
 mkdir -p "$out" "$work"
@@ -217,7 +220,7 @@ if [ -n "${MICRO:-}" ] && [ -x .device/wgx_microbench ]; then
     log "microbench ($(limit 120 200)s at most): groups $MICRO"
     timeout "$(limit 120 200)" .device/wgx_microbench --groups "$MICRO" > "$out/micro.log" 2>&1 ||
         log "microbench: FAILED or stopped (exit $?); see micro.log"
-    if [ -n "${BEFORE_ENV:-}" ] && [[ $MICRO == *quant* ]]; then
+    if [ -n "${BEFORE_ENV:-}" ] && [ -z "${WGX_BEFORE:-}" ] && [[ $MICRO == *quant* ]]; then
         echo "== with $BEFORE_ENV" >> "$out/micro.log"
         (export "${BEFORE_ENV?}"
             timeout "$(limit 60 200)" .device/wgx_microbench --groups quant >> "$out/micro.log" 2>&1) ||
@@ -254,9 +257,12 @@ if [ "$programs" = quant ]; then
     wgx_run q4w 2 --precision 4w --mode "q4w.pte" --profile-runs "$profile_runs"
     # An earlier build beside this one, for an optimisation's before and after in one run.
     if [ -x "${WGX_BEFORE:-}" ]; then
-        WGX_BIN=$WGX_BEFORE wgx_run q8da4w 2 --precision 8da4w --mode "q8da4w.pte, before" \
-            --profile-runs "$profile_runs"
-        WGX_BIN=$WGX_BEFORE wgx_run q4w 1 --precision 4w --mode "q4w.pte, before"
+        # With BEFORE_ENV too, the earlier binary runs under it.
+        [ -n "${BEFORE_ENV:-}" ] && note "before: $WGX_BEFORE with $BEFORE_ENV"
+        (if [ -n "${BEFORE_ENV:-}" ]; then export "${BEFORE_ENV?}"; fi
+            WGX_BIN=$WGX_BEFORE wgx_run q8da4w 2 --precision 8da4w --mode "q8da4w.pte, before" \
+                --profile-runs "$profile_runs"
+            WGX_BIN=$WGX_BEFORE wgx_run q4w 1 --precision 4w --mode "q4w.pte, before")
     elif [ -n "${BEFORE_ENV:-}" ]; then
         # The same binary with one decision undone (e.g. WGX_Q4_GEMV=0).
         note "before: the same wgx with $BEFORE_ENV"
@@ -320,9 +326,46 @@ gpu_memory() {
     note "nvidia-smi clocks while wgx generate ran $1.pte (SM MHz,memory MHz,GPU utilization % every 0.5 s): ${clocks[*]}"
     log "memory $1: $used MiB (nvidia-smi)"
 }
+# The same figure for a process that loaded only a tiny program: what the Vulkan device and
+# the process cost before any model (the figures above less this are the model's).
+gpu_baseline() {
+    local pid used=0 n
+    command -v nvidia-smi > /dev/null || return 0
+    "$wgx" bench tests/fixtures/linear/vulkan.pte --iters 100000 > /dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1 20); do
+        sleep 0.25
+        n=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits |
+            awk -F', ' -v p="$pid" '$1 == p {print $2}')
+        [ -n "$n" ] && [ "$n" -gt "$used" ] && used=$n
+        kill -0 "$pid" 2>/dev/null || break
+    done
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    note "nvidia-smi while wgx bench ran tests/fixtures/linear (a tiny program): $used MiB used by the process"
+    log "memory baseline: $used MiB (nvidia-smi)"
+}
+# Prefill of a longer prompt (LONG_PROMPT tokens, default 512: the prompt's ids repeated), fed in
+# the program's chunks (up to max_seq_length - 1 = 127 tokens each): wgx generate's prefill rate
+# after one warm-up round.
+long_prefill() {
+    local pte=$work/$1.pte n=${LONG_PROMPT:-512} ids line rate
+    [ -f "$pte" ] || return 0
+    [ "$(left)" -gt 40 ] || { log "prefill $n $1: skipped, $(left)s left"; return 0; }
+    ids=$("$py" -c "import sys; p = open(sys.argv[1]).read().strip().split(','); n = int(sys.argv[2]);
+print(','.join((p * (n // len(p) + 1))[:n]))" "$work/prompt.txt" "$n")
+    line=$(timeout 60 "$wgx" generate "$pte" --prompt-tokens "$ids" --max-new-tokens 2 --warmup 1 \
+        --json 2>/dev/null | tail -1)
+    rate=$(printf '%s' "$line" | "$py" -c 'import json, sys; print(round(json.load(sys.stdin)["prefill_tokens_per_s"]))' 2>/dev/null)
+    note "wgx generate $1.pte with a $n-token prompt (chunks of up to 127): prefill ${rate:-FAILED} tok/s"
+    log "prefill $n $1: ${rate:-FAILED} tok/s"
+}
 if [ "$programs" = quant ]; then
+    long_prefill q8da4w
+    long_prefill q4w
     gpu_memory q8da4w
     gpu_memory q4w
+    gpu_baseline
 fi
 
 log "report"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -40,6 +41,12 @@ struct GenerateOptions {
     bool chat = false;
     std::string system;
 };
+
+// The median of a few timings (the upper one of the middle two for an even count).
+double median(std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -295,7 +302,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     const auto decode_steps = static_cast<double>(tokens.size() - 1);
     const double decode_tps = decode_steps > 0 ? decode_steps / decode_s : 0.0;
     std::optional<ProfileSummary> profile;
-    double step_ms = 0;
+    double step_ms = 0, step_read_ms = 0, sample_ms = 0;
     if (opt.profile) {
         // One more decode step, run again and again at the same position (each run writes the
         // same cache row): its median wall time and the GPU time of every op.
@@ -304,15 +311,24 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         const std::vector<HostTensor> step = {
             HostTensor::of<int64_t>(std::span<const int64_t>(tok), {1, 1}),
             HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})};
-        std::vector<double> walls;
+        // What a generated token costs beside the step: the logits read back, then sampled.
+        std::vector<double> walls, read_walls, sample_walls;
         for (int i = 0; i < opt.profile_runs; ++i) {
-            const auto ts = std::chrono::steady_clock::now();
+            auto ts = std::chrono::steady_clock::now();
             runner.run(step);
             ctx.sync();
             walls.push_back(seconds_since(ts) * 1e3);
+            ts = std::chrono::steady_clock::now();
+            const std::vector<Tensor> out = runner.run(step);
+            (void)out.at(0).get_bytes();
+            read_walls.push_back(seconds_since(ts) * 1e3);
+            ts = std::chrono::steady_clock::now();
+            (void)sampler.pick(gen.logits());
+            sample_walls.push_back(seconds_since(ts) * 1e3);
         }
-        std::nth_element(walls.begin(), walls.begin() + walls.size() / 2, walls.end());
-        step_ms = walls[walls.size() / 2];
+        step_ms = median(walls);
+        step_read_ms = median(read_walls);
+        sample_ms = median(sample_walls);
         profile = profile_runs([&] { return runner.profile(step); }, opt.profile_runs);
     }
     if (opt.json) {
@@ -333,6 +349,8 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         j["gpu_allocated_bytes"] = ctx.allocated_bytes();
         if (profile) {
             j["decode_step_ms"] = step_ms;
+            j["decode_step_with_logits_ms"] = step_read_ms;
+            j["sample_ms"] = sample_ms;
             j["decode_profile"] = profile_json(*profile);
         }
         fmt::print("{}\n", j.dump());
@@ -345,8 +363,11 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
                    first_token_s * 1e3, prompt.size(), prefill_tps, tokens.size() - 1, decode_tps,
                    reason);
         if (profile) {
-            fmt::print(stderr, "\none decode step at position {}: median {:.3f} ms\n",
-                       std::min(gen.position(), gen.context_length() - 1), step_ms);
+            fmt::print(stderr,
+                       "\none decode step at position {}: median {:.3f} ms; with its logits read "
+                       "back {:.3f} ms; sampling {:.3f} ms\n",
+                       std::min(gen.position(), gen.context_length() - 1), step_ms, step_read_ms,
+                       sample_ms);
             std::fflush(stderr);
             print_profile(*profile, step_ms, opt.top);
         }

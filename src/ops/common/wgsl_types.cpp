@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "wgx/error.h"
 
 namespace wgx::ops {
@@ -22,6 +24,17 @@ std::string wgsl_alias(DType dtype, const char* name) {
     if (storage_dtype(dtype) == DType::f16) s += "enable f16;\n";
     s += fmt::format("alias {} = {};\n", name, wgsl_scalar(dtype));
     return s;
+}
+
+void replace_wgsl_marker(std::string& text, std::string_view marker, const std::string& code) {
+    const std::string line = fmt::format("//@{}\n", marker);
+    size_t count = 0;
+    for (size_t at = text.find(line); at != std::string::npos; at = text.find(line, at)) {
+        text.replace(at, line.size(), code);
+        at += code.size();
+        ++count;
+    }
+    if (count == 0) throw std::logic_error(fmt::format("the WGSL has no //@{} line", marker));
 }
 
 }  // namespace wgx::ops

@@ -1,7 +1,9 @@
-// Spelling of element types in WGSL for op shaders, which are written against `T`.
+// Spelling of element types in WGSL for op shaders, which are written against `T`, and the
+// filling of a kernel text's marker lines.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "wgx/dtype.h"
 
@@ -13,5 +15,9 @@ const char* wgsl_scalar(DType dtype);
 
 // "alias T = f32;\n" (with "enable f16;" first where needed), prepended to a generic shader.
 std::string wgsl_alias(DType dtype, const char* name = "T");
+
+// Replaces each line "//@<marker>\n" of `text` with `code` (which ends in a newline, or is empty
+// to drop the line); throws std::logic_error when `text` has no such line.
+void replace_wgsl_marker(std::string& text, std::string_view marker, const std::string& code);
 
 }  // namespace wgx::ops

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
+#include "ops/common/wgsl_types.h"
 #include "ops/common/workgroup_reduce.h"
 #include "ops/llm/kv_cache_update.wgsl.h"
 #include "ops/llm/sdpa_decode_combine.wgsl.h"
@@ -153,10 +157,13 @@ void record_cache_attention(Recorder& rec, std::string_view label, const CacheAt
                  Grid{p.heads, 1, rows});
 }
 
-void record_cache_update(Recorder& rec, const Args& args, const Tensor& value, const Tensor& cache,
-                         const char* pos_name, LiveInt start, const char* value_name,
-                         const char* cache_name) {
-    const DType dt = one_float_type(rec, args, {{&value, value_name}, {&cache, cache_name}});
+namespace {
+
+// The checks of one (value, cache) pair and the kernel's parameters for it.
+CacheUpdateParams check_cache_update(Recorder& rec, const Args& args, const Tensor& value,
+                                     const Tensor& cache, const char* pos_name, LiveInt start,
+                                     const char* value_name, const char* cache_name, DType& dt) {
+    dt = one_float_type(rec, args, {{&value, value_name}, {&cache, cache_name}});
     if (value.rank() != 4 || cache.rank() != 4) {
         args.fail(fmt::format("{} [B, S, H, D] and {} [B, C, H, D] must be 4-D, got {} and {}.",
                               value_name, cache_name, shape_string(value.shape()),
@@ -170,19 +177,62 @@ void record_cache_update(Recorder& rec, const Args& args, const Tensor& value, c
     }
     expect_positions(args, pos_name, start.value, v[1], c[1]);
     expect_indexable(args, cache, cache_name);
-    const CacheUpdateParams p{uint32_t(value.numel()),
-                              uint32_t(v[1]),
-                              uint32_t(c[1]),
-                              uint32_t(v[2] * v[3]),
-                              uint32_t(start.value),
-                              start.slot,
-                              0,
-                              0};
+    return CacheUpdateParams{uint32_t(value.numel()),
+                             uint32_t(v[1]),
+                             uint32_t(c[1]),
+                             uint32_t(v[2] * v[3]),
+                             uint32_t(start.value),
+                             start.slot,
+                             0,
+                             0};
+}
+
+// One dispatch writing one pair, or (with `second`, of the first pair's shapes) two.
+void dispatch_cache_update(Recorder& rec, const Args& args, DType dt, const CacheUpdateParams& p,
+                           const Tensor& value, const Tensor& cache,
+                           const std::pair<const Tensor*, const Tensor*>* second) {
+    std::string text(wgsl::ops_llm_kv_cache_update);
+    replace_wgsl_marker(text, "SECOND_PAIR",
+                        second
+                            ? "@group(0) @binding(4) var<storage, read> value2: array<T>;\n"
+                              "@group(0) @binding(5) var<storage, read_write> cache2: array<T>;\n"
+                              "fn write_second(at: u32, t: u32) { cache2[at] = value2[t]; }\n"
+                            : "fn write_second(at: u32, t: u32) {}\n");
     const uint32_t wg = rec.workgroup_size(128);
-    Kernel k = rec.kernel(fmt::format("{}/cache_update_{}", args.op(), wgsl_scalar(dt)),
-                          wgsl_alias(dt) + std::string(wgsl::ops_llm_kv_cache_update),
-                          {{"WG", double(wg)}});
-    rec.dispatch(k, {value, cache, Binding::uniform(p), rec.live_ints()}, rec.grid_1d(p.total, wg));
+    Kernel k = rec.kernel(
+        fmt::format("{}/cache_update{}_{}", args.op(), second ? "_pair" : "", wgsl_scalar(dt)),
+        wgsl_alias(dt) + text, {{"WG", double(wg)}, {"PAIRS", second ? 2.0 : 1.0}});
+    std::vector<Binding> bindings = {value, cache, Binding::uniform(p), rec.live_ints()};
+    if (second) bindings.insert(bindings.end(), {*second->first, *second->second});
+    rec.dispatch(k, bindings, rec.grid_1d(uint64_t(p.total) * (second ? 2 : 1), wg));
+}
+
+}  // namespace
+
+void record_cache_update(Recorder& rec, const Args& args, const Tensor& value, const Tensor& cache,
+                         const char* pos_name, LiveInt start, const char* value_name,
+                         const char* cache_name) {
+    DType dt{};
+    const CacheUpdateParams p =
+        check_cache_update(rec, args, value, cache, pos_name, start, value_name, cache_name, dt);
+    dispatch_cache_update(rec, args, dt, p, value, cache, nullptr);
+}
+
+void record_kv_cache_update(Recorder& rec, const Args& args, const Tensor& k, const Tensor& k_cache,
+                            const Tensor& v, const Tensor& v_cache, const char* pos_name,
+                            LiveInt start) {
+    DType dt{}, dv{};
+    const CacheUpdateParams p =
+        check_cache_update(rec, args, k, k_cache, pos_name, start, "k", "k_cache", dt);
+    const CacheUpdateParams pv =
+        check_cache_update(rec, args, v, v_cache, pos_name, start, "v", "v_cache", dv);
+    if (dt == dv && v.shape() == k.shape() && v_cache.shape() == k_cache.shape()) {
+        const std::pair<const Tensor*, const Tensor*> second{&v, &v_cache};
+        dispatch_cache_update(rec, args, dt, p, k, k_cache, &second);
+        return;
+    }
+    dispatch_cache_update(rec, args, dt, p, k, k_cache, nullptr);
+    dispatch_cache_update(rec, args, dv, pv, v, v_cache, nullptr);
 }
 
 }  // namespace wgx::ops

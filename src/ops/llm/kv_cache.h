@@ -57,4 +57,11 @@ void record_cache_update(Recorder& rec, const Args& args, const Tensor& value, c
                          const char* pos_name, LiveInt start, const char* value_name,
                          const char* cache_name);
 
+// The same for a layer's keys and values ("k", "k_cache", "v", "v_cache" in errors): one
+// dispatch for both where their shapes and dtypes agree (a decode step's dispatches are a few
+// microseconds each whatever their work), else two.
+void record_kv_cache_update(Recorder& rec, const Args& args, const Tensor& k, const Tensor& k_cache,
+                            const Tensor& v, const Tensor& v_cache, const char* pos_name,
+                            LiveInt start);
+
 }  // namespace wgx::ops

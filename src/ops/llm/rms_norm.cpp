@@ -10,9 +10,9 @@
 #include "graph/schema/fused_ops.h"
 #include "ops/common/dims.h"
 #include "ops/common/float16_support.h"
+#include "ops/common/wgsl_types.h"
 #include "ops/common/workgroup_reduce.h"
 #include "ops/llm/rms_norm.wgsl.h"
-#include "ops/matmul/gemm_kernel.h"
 #include "ops/norm/norm.h"
 #include "ops/registry.h"
 

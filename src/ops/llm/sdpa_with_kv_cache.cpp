@@ -49,8 +49,7 @@ class SdpaWithKvCache final : public BuiltinOp {
             want[1] = q.shape()[1];
             expect_shape(args, *t, want, what);
         }
-        record_cache_update(rec, args, k, k_cache, "input_pos", input_pos, "k", "k_cache");
-        record_cache_update(rec, args, v, v_cache, "input_pos", input_pos, "v", "v_cache");
+        record_kv_cache_update(rec, args, k, k_cache, v, v_cache, "input_pos", input_pos);
         record_cache_attention(rec, name(), a);
     }
 };

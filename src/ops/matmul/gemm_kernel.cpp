@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ops/common/math.wgsl.h"
+#include "ops/common/wgsl_types.h"
 #include "ops/matmul/gemm.wgsl.h"
 #include "ops/matmul/gemm_implicit_conv.wgsl.h"
 #include "ops/matmul/gemm_params.wgsl.h"
@@ -434,17 +435,6 @@ GemmPieces pieces(const GemmVariant& v, const GemmShapeFlags& f, const Operand& 
 }
 
 }  // namespace
-
-void replace_wgsl_marker(std::string& text, std::string_view marker, const std::string& code) {
-    const std::string line = fmt::format("//@{}\n", marker);
-    size_t count = 0;
-    for (size_t at = text.find(line); at != std::string::npos; at = text.find(line, at)) {
-        text.replace(at, line.size(), code);
-        at += code.size();
-        ++count;
-    }
-    if (count == 0) throw std::logic_error(fmt::format("the WGSL has no //@{} line", marker));
-}
 
 std::string activation_wgsl(Activation a, std::string_view x) {
     switch (a) {

@@ -54,9 +54,6 @@ std::string activation_label(Activation a);
 // common/math.wgsl's erf or tanh form, SiLU with its stable sigmoid (kernels that use it
 // prepend math.wgsl).
 std::string activation_wgsl(Activation a, std::string_view x);
-// Replaces each line "//@<marker>\n" of `text` with `code` (which ends in a newline, or is empty
-// to drop the line); throws std::logic_error when `text` has no such line.
-void replace_wgsl_marker(std::string& text, std::string_view marker, const std::string& code);
 
 // What, besides the variant, changes the kernel's text.
 struct GemmShapeFlags {

@@ -17,7 +17,7 @@
 
 #include "graph/schema/fused_ops.h"
 #include "ops/common/dims.h"
-#include "ops/matmul/gemm_kernel.h"
+#include "ops/common/wgsl_types.h"
 #include "ops/quant/linear_q4gsw.wgsl.h"
 #include "ops/registry.h"
 
