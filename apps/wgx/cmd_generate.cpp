@@ -4,9 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
