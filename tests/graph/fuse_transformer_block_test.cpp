@@ -1,5 +1,6 @@
-// fuse_silu_mul and fuse_residual_norm: a SwiGLU gate (silu(a) * b) and a residual add with the
-// RMS norm after it each become one call; other forms and other readers keep the calls. (The
+// fuse_silu_mul, fuse_gated_linear and fuse_residual_norm: a SwiGLU gate (silu(a) * b), that
+// gate with the two 4-bit layers before it, and a residual add with the RMS norm after it each
+// become one call; other forms and other readers keep the calls. (The
 // fused ops' numbers are tested on the GPU against float64 in llm_ops_test.cpp, and the LLM
 // fixtures run fused against PyTorch.)
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "graph/graph_check.h"
+#include "graph/passes/fuse_gated_linear.h"
 #include "graph/passes/fuse_residual_norm.h"
 #include "graph/passes/fuse_silu_mul.h"
 #include "graph/schema/fused_ops.h"
@@ -84,6 +86,78 @@ TEST(FuseSiluMul, OtherFormsStay) {
         EXPECT_EQ(fuse_silu_mul(r.b.g), 0u) << what;
         EXPECT_EQ(names(r.b.g), (std::vector<std::string>{"aten.silu.default", "aten.mul.Tensor"}))
             << what;
+    }
+}
+
+// Two 4-bit layers of x (et_vk.linear_q4gsw, each through a view that keeps its dims, as the
+// exporter writes them), then wgx.silu_mul of their outputs.
+struct Pair {
+    bool bias = false;           // the up layer has a bias
+    bool other_input = false;    // the up layer reads another tensor
+    bool up_read_twice = false;  // the up layer's output also leaves the graph
+};
+
+struct BuiltPair {
+    Builder b;
+    int32_t x = -1, gw = -1, gs = -1, uw = -1, us = -1, group = -1, y = -1;
+};
+
+BuiltPair pair(const Pair& c) {
+    BuiltPair r;
+    Builder& b = r.b;
+    r.x = b.tensor({1, 3, 64});
+    const int32_t x2 = b.tensor({1, 3, 64});
+    r.gw = b.tensor({40, 32}, DType::u8);
+    r.gs = b.tensor({2, 40});
+    r.uw = b.tensor({40, 32}, DType::u8);
+    r.us = b.tensor({2, 40});
+    r.group = b.add(Int{32});
+    const int32_t bias = b.tensor({40}), shape = b.add(IntList{{1, 3, 40}});
+    std::vector<int32_t> viewed;
+    for (int layer = 0; layer < 2; ++layer) {
+        const int32_t out = b.tensor({1, 3, 40}), view = b.tensor({1, 3, 40});
+        const bool up = layer == 1;
+        std::vector<int32_t> args = {up && c.other_input ? x2 : r.x, up ? r.uw : r.gw,
+                                     up ? r.us : r.gs, r.group};
+        if (up && c.bias) args.push_back(bias);
+        args.push_back(out);
+        b.call("et_vk.linear_q4gsw.default", args);
+        b.call("aten.view_copy.default", {out, shape, view});
+        viewed.push_back(view);
+    }
+    r.y = b.tensor({1, 3, 40});
+    b.call(std::string(schema::SiluMul::name), {viewed[0], viewed[1], r.y});
+    b.g.input_ids = {r.x, x2};
+    b.g.output_ids = {r.y};
+    if (c.up_read_twice) b.g.output_ids.push_back(viewed[1]);
+    return r;
+}
+
+TEST(FuseGatedLinear, PairAndGateBecomeOneCall) {
+    BuiltPair r = pair({});
+    EXPECT_EQ(fuse_gated_linear(r.b.g), 1u);
+    using S = schema::GatedLinearQ4gsw;
+    ASSERT_EQ(names(r.b.g), std::vector<std::string>{std::string(S::name)});
+    const OpCall& op = r.b.g.chain[0];
+    EXPECT_EQ(op.args[S::input], r.x);
+    EXPECT_TRUE(std::holds_alternative<Null>(r.b.g.values[size_t(op.args[S::eps])]));
+    EXPECT_EQ(op.args[S::gate_weights], r.gw);
+    EXPECT_EQ(op.args[S::gate_scales], r.gs);
+    EXPECT_EQ(op.args[S::up_weights], r.uw);
+    EXPECT_EQ(op.args[S::up_scales], r.us);
+    EXPECT_EQ(op.args[S::group_size], r.group);
+    EXPECT_EQ(op.args[S::out], r.y);
+    check_graph(r.b.g, "fused");
+}
+
+TEST(FuseGatedLinear, OtherFormsStay) {
+    for (const auto& [what, c] : std::vector<std::pair<const char*, Pair>>{
+             {"a bias", {true}},
+             {"another input", {false, true}},
+             {"an output read elsewhere", {false, false, true}}}) {
+        BuiltPair r = pair(c);
+        EXPECT_EQ(fuse_gated_linear(r.b.g), 0u) << what;
+        EXPECT_EQ(r.b.g.chain.size(), 5u) << what;
     }
 }
 

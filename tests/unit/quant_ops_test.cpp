@@ -411,6 +411,53 @@ TEST(QuantOps, OwnQparamsLinearEqualsChooseQparamsAndLinear) {
                    "eps must be >= 0");
 }
 
+// wgx.gated_linear_q4gsw (fuse_gated_linear): silu(x gate^T) * (x up^T), with float or 8-bit
+// activations, against the float64 products of the same weights.
+TEST(QuantOps, GatedLinearIsSiluOfGateTimesUp) {
+    uint32_t seed = 700;
+    for (LinearCase c : linear_cases()) {
+        c.bias = false;  // a gated layer has none
+        for (const bool dq8ca : {false, true}) {
+            const LinearData gate = linear_data(c, seed += 10);
+            LinearData up = linear_data(c, seed += 10);
+            up.x = gate.x;  // one input
+            const int64_t K = c.x.back();
+            Tensor tx = ctx().tensor(DType::f32, c.x).set_data(gate.x);
+            auto weights = [&](const LinearData& d) {
+                return std::pair{ctx()
+                                     .tensor(DType::u8, {c.N, c.Kp / 2})
+                                     .set_data(pack_nibbles(d.nibbles, c.N, c.Kp)),
+                                 ctx().tensor(DType::f32, {c.Kp / c.G, c.N}).set_data(d.scales)};
+            };
+            const auto [gw, gs] = weights(gate);
+            const auto [uw, us] = weights(up);
+            Tensor out = ctx().tensor(DType::f32, out_shape(c));
+            poison(out);
+            const Arg eps = dq8ca ? Arg(double(std::numeric_limits<float>::min())) : Arg();
+            run(op("wgx.gated_linear_q4gsw.default"), {tx, eps, gw, gs, uw, us, c.G, out});
+            const Qparams qp = choose_qparams_ref(gate.x, K, Mapping::asymmetric, -128, 127,
+                                                  std::numeric_limits<float>::min());
+            auto a = [&](int64_t m, int64_t k) {
+                const float v = gate.x[size_t(m * K + k)];
+                return dq8ca ? quantize_dequantize(v, qp.scale[size_t(m)], qp.zero_point[size_t(m)])
+                             : double(v);
+            };
+            const auto g = linear_ref(c, gate, a), u = linear_ref(c, up, a);
+            std::vector<double> want(g.size());
+            for (size_t i = 0; i < g.size(); ++i) want[i] = g[i] / (1 + std::exp(-g[i])) * u[i];
+            EXPECT_LE(max_rel_error(out.get_data<float>(), want), 2e-5)
+                << "x " << shape_string(c.x) << " N " << c.N << " G " << c.G
+                << (dq8ca ? " 8-bit activations" : " float activations");
+        }
+    }
+    Tensor x = ctx().tensor(DType::f32, {1, 64});
+    Tensor w = ctx().tensor(DType::u8, {4, 32}), s = ctx().tensor(DType::f32, {2, 4});
+    expect_invalid("wgx.gated_linear_q4gsw.default",
+                   {x, Arg(), w, s, ctx().tensor(DType::u8, {5, 32}), s, int64_t(32),
+                    ctx().tensor(DType::f32, {1, 4})},
+                   "up_weights");
+}
+
 TEST(QuantOps, LinearQ4gswRejectsBadArguments) {
     Tensor x = ctx().tensor(DType::f32, {2, 64}).set_data(random_floats(128, 4));
     Tensor w = ctx().tensor(DType::u8, {6, 32});

@@ -7,6 +7,7 @@
 #include "graph/passes/fuse_channel_shuffle.h"
 #include "graph/passes/fuse_conv_epilogue.h"
 #include "graph/passes/fuse_dynamic_quant.h"
+#include "graph/passes/fuse_gated_linear.h"
 #include "graph/passes/fuse_linear_epilogue.h"
 #include "graph/passes/fuse_residual_norm.h"
 #include "graph/passes/fuse_rms_norm.h"
@@ -22,6 +23,7 @@ void run_fusion_passes(Graph& g) {
     fuse_activations(g);
     // After the two above: the silu and the norms they rebuild are what these take.
     fuse_silu_mul(g);
+    fuse_gated_linear(g);  // the 4-bit layers of fuse_dynamic_quant and the gates above
     fuse_residual_norm(g);
     fuse_conv_epilogue(g);
     fuse_conv_activation(g);  // sees the silu / hardswish calls fuse_activations made

@@ -97,6 +97,25 @@ struct LinearDq8caOwnQparams {
     enum : size_t { input, eps, weights, weight_sums, weight_scales, group_size, bias, out, count };
 };
 
+// wgx.gated_linear_q4gsw.default: a SwiGLU pair of 4-bit linear layers of one input,
+// silu(input gate_weights^T) * (input up_weights^T), each as et_vk.linear_q4gsw (eps none:
+// float activations) or wgx.linear_dq8ca_q4gsw (eps a number: 8-bit activations, their qparams
+// found in the kernel) computes it; no bias.
+struct GatedLinearQ4gsw {
+    static constexpr std::string_view name = "wgx.gated_linear_q4gsw.default";
+    enum : size_t {
+        input,
+        eps,
+        gate_weights,
+        gate_scales,
+        up_weights,
+        up_scales,
+        group_size,
+        out,
+        count
+    };
+};
+
 // wgx.attention.default: softmax(scale * q @ k^T) @ v over strided views of q, k and v.
 struct Attention {
     static constexpr std::string_view name = "wgx.attention.default";

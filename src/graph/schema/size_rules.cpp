@@ -411,6 +411,8 @@ void linear_4bit(SizeCall& c, size_t weights) {
 void linear_dq8ca(SizeCall& c) { linear_4bit(c, 3); }
 // wgx.linear_dq8ca_q4gsw [input, eps, weights, ...]
 void linear_dq8ca_own_qparams(SizeCall& c) { linear_4bit(c, 2); }
+// wgx.gated_linear_q4gsw [input, eps, gate_weights, ...]
+void gated_linear_q4gsw(SizeCall& c) { linear_4bit(c, schema::GatedLinearQ4gsw::gate_weights); }
 
 // Quantized embeddings: indices' sizes + [D], D from the packed weight [V, D * bits / 8].
 void quantized_embedding(SizeCall& c, size_t indices, int64_t values_per_byte) {
@@ -703,6 +705,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("et_vk.linear_q4gsw.default", linear);
         add("et_vk.linear_dq8ca_q4gsw.default", linear_dq8ca);
         add("wgx.linear_dq8ca_q4gsw.default", linear_dq8ca_own_qparams);
+        add(schema::GatedLinearQ4gsw::name, gated_linear_q4gsw);
         add("et_vk.embedding_q4gsw.default", embedding_q4gsw);
         add("quantized_decomposed.embedding_4bit.default", embedding_4bit);
         add("quantized_decomposed.embedding_4bit.dtype", embedding_4bit);

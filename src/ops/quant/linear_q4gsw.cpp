@@ -44,6 +44,9 @@ struct Q4gswCall {
     const Tensor* x_scale = nullptr;  // with dynamic 8-bit activations
     const Tensor* x_zp = nullptr;
     std::optional<double> own_eps;  // 8-bit activations whose qparams the kernel finds
+    // A SwiGLU pair: out = silu(x w^T) * (x up^T), up of the weights' shapes, no bias.
+    const Tensor* up_weights = nullptr;
+    const Tensor* up_scales = nullptr;
 };
 
 void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const Q4gswCall& c) {
@@ -75,6 +78,14 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                         shape_string(weights.shape()), Kp, K, G, K, G));
     }
     expect_shape(args, scales, {Kp / G, N}, "weight_scales");
+    const bool gated = c.up_weights != nullptr;
+    if (gated) {
+        expect_dtype(args, *c.up_weights, DType::u8, "up_weights");
+        expect_shape(args, *c.up_weights, weights.shape(), "up_weights");
+        expect_dtype(args, *c.up_scales, DType::f32, "up_scales");
+        expect_shape(args, *c.up_scales, scales.shape(), "up_scales");
+        if (c.bias) args.fail("a gated layer takes no bias.");
+    }
     if (c.bias) {
         expect_dtype(args, *c.bias, DType::f32, "bias");
         expect_shape(args, *c.bias, {N}, "bias");
@@ -132,7 +143,9 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                         c.bias ? 1u : 0u,
                         float(own ? *c.own_eps : 0.0),
                         0};
-    const uint32_t columns = wg / lanes;
+    // Output columns per workgroup: with a gated pair half its column slots take the up rows.
+    const uint32_t columns = wg / lanes / (gated ? 2 : 1);
+    if (columns == 0) args.fail("the device's workgroups are too small for a gated layer.");
     const Grid grid{uint32_t((N + columns - 1) / columns), uint32_t((M + rows - 1) / rows), 1};
     if (grid.x > rec.device().limits.max_workgroups_per_dimension ||
         grid.y > rec.device().limits.max_workgroups_per_dimension) {
@@ -154,6 +167,24 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
               : "fn load_quad(i: u32) -> vec4<u32> {\n"
                 "    return vec4<u32>(w[4u * i], w[4u * i + 1u], w[4u * i + 2u], w[4u * i + 3u]);\n"
                 "}\n");
+    // The up weights take the bindings after the quads (8 with them, else from 8).
+    const int up_at = quads ? 9 : 8;
+    replace_wgsl_marker(
+        text, "UP_WEIGHTS",
+        !gated ? std::string("fn up_word(i: u32) -> u32 { return 0u; }\n"
+                             "fn up_scale(i: u32) -> f32 { return 0.0; }\n"
+                             "fn up_quad(i: u32) -> vec4<u32> { return vec4<u32>(0u); }\n")
+               : fmt::format("@group(0) @binding({}) var<storage, read> u: array<u32>;\n"
+                             "@group(0) @binding({}) var<storage, read> u_scales: array<f32>;\n"
+                             "fn up_word(i: u32) -> u32 {{ return u[i]; }}\n"
+                             "fn up_scale(i: u32) -> f32 {{ return u_scales[i]; }}\n",
+                             up_at, up_at + 1) +
+                     (quads ? "@group(0) @binding(11) var<storage, read> u4: array<vec4<u32>>;\n"
+                              "fn up_quad(i: u32) -> vec4<u32> { return u4[i]; }\n"
+                            : "fn up_quad(i: u32) -> vec4<u32> {\n"
+                              "    return vec4<u32>(u[4u * i], u[4u * i + 1u], u[4u * i + 2u], "
+                              "u[4u * i + 3u]);\n"
+                              "}\n"));
     Kernel k = rec.kernel(fmt::format("{}/rows{}{}{}", name, rows, quads ? " quads" : "",
                                       dq8ca && !own && !zp_bytes ? " zp32" : ""),
                           text,
@@ -164,6 +195,7 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                            {"ZP_BYTES", zp_bytes ? 1.0 : 0.0},
                            {"XS_WORDS", dq8ca ? double(rows * (K / 4)) : 1.0},
                            {"QUADS", quads ? 1.0 : 0.0},
+                           {"GATED", gated ? 1.0 : 0.0},
                            {"OWN_QPARAMS", own ? 1.0 : 0.0}});
     // Absent operands bind x (never read).
     std::vector<Binding> bindings = {x,
@@ -175,6 +207,10 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                                      c.x_scale ? *c.x_scale : x,
                                      c.x_zp ? *c.x_zp : x};
     if (quads) bindings.push_back(weights);
+    if (gated) {
+        bindings.insert(bindings.end(), {*c.up_weights, *c.up_scales});
+        if (quads) bindings.push_back(*c.up_weights);
+    }
     rec.dispatch(k, bindings, grid);
 }
 
@@ -243,7 +279,35 @@ class LinearDq8caOwnQparams final : public BuiltinOp {
     }
 };
 
+// wgx.gated_linear_q4gsw.default (schema::GatedLinearQ4gsw): the w1 / w3 pair of a SwiGLU
+// feed-forward layer and the silu * mul after them in one dispatch; passes/fuse_gated_linear
+// makes it from the two layers and the wgx.silu_mul that reads them.
+class GatedLinearQ4gsw final : public BuiltinOp {
+    using S = schema::GatedLinearQ4gsw;
+
+  public:
+    std::string_view name() const override { return schema::GatedLinearQ4gsw::name; }
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(S::count, S::count);
+        Q4gswCall c{&args.tensor(S::input, "input"),
+                    &args.tensor(S::gate_weights, "gate_weights"),
+                    &args.tensor(S::gate_scales, "gate_scales"),
+                    std::nullopt,
+                    &args.tensor(S::out, "out"),
+                    args.integer(S::group_size, "group_size")};
+        if (!args.is_none(S::eps)) c.own_eps = args.number(S::eps, "eps");
+        c.up_weights = &args.tensor(S::up_weights, "up_weights");
+        c.up_scales = &args.tensor(S::up_scales, "up_scales");
+        record_q4gsw(rec, args, name(), c);
+    }
+};
+
 }  // namespace
+
+const Op& gated_linear_q4gsw_op() {
+    static const GatedLinearQ4gsw op;
+    return op;
+}
 
 const Op& linear_dq8ca_own_qparams_op() {
     static const LinearDq8caOwnQparams op;

@@ -43,6 +43,10 @@ struct Params {
 // the weights again as 16-byte elements, read in one load; otherwise (a binding of 16-byte
 // elements would not accept weights of fewer bytes) with four loads of w, never called.
 //@WEIGHT_QUADS
+// With GATED the layer is a SwiGLU pair, out = silu(x w^T) * (x u^T): the C++ side fills this
+// line with the up weights u (words, scales and with QUADS quads again, bindings 9 to 11) and
+// up_word / up_scale / up_quad reading them; otherwise with stubs, never called.
+//@UP_WEIGHTS
 
 override WG: u32 = 256u;
 override LANES: u32 = 32u;   // a power of two dividing WG
@@ -52,6 +56,9 @@ override ZP_BYTES: bool = true;  // x_zp holds int8 (four a word), else int32
 override XS_WORDS: u32 = 1u;  // DQ8CA: ROWS * K / 4
 override OWN_QPARAMS: bool = false;  // DQ8CA: each row's scale and zero point found here
 override QUADS: bool = false;  // DQ8CA with K, the padded K and G multiples of 32
+// Half the workgroup's columns take w's rows, the other half u's rows of the same output
+// columns; the two sums meet in the epilogue (no bias).
+override GATED: bool = false;
 
 const MAX_ROWS = 8u;
 
@@ -176,6 +183,26 @@ fn word_product(word: u32, r: u32, m: u32, j: u32) -> f32 {
     return dot(wl - 8.0, vec4<f32>(a.x, a.z, b.x, b.z)) + dot(wh - 8.0, vec4<f32>(a.y, a.w, b.y, b.w));
 }
 
+// Word i, quad i and scale i of w, or with `up` of u (GATED): uniform over a column's lanes.
+fn weight_word(up: bool, i: u32) -> u32 {
+    if (up) {
+        return up_word(i);
+    }
+    return w[i];
+}
+fn weight_quad(up: bool, i: u32) -> vec4<u32> {
+    if (up) {
+        return up_quad(i);
+    }
+    return load_quad(i);
+}
+fn weight_scale(up: bool, i: u32) -> f32 {
+    if (up) {
+        return up_scale(i);
+    }
+    return scales[i];
+}
+
 // The four words of a quad (columns 8 * j0 .. 8 * j0 + 31).
 fn quad_product(q: vec4<u32>, r: u32, m: u32, j0: u32) -> f32 {
     return (word_product(q.x, r, m, j0) + word_product(q.y, r, m, j0 + 1u)) +
@@ -187,7 +214,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
         @builtin(local_invocation_index) t: u32) {
     let N = params.N;
     let m0 = wid.y * ROWS;
-    let col = wid.x * (WG / LANES) + t / LANES;
+    let slots = WG / LANES;  // columns of LANES invocations each
+    let slot = t / LANES;
+    var col = wid.x * slots + slot;
+    var up = false;
+    if (GATED) {
+        col = wid.x * (slots / 2u) + slot % (slots / 2u);
+        up = slot >= slots / 2u;
+    }
     let lane = t % LANES;
     let inside = col < N;
     // With QUADS, a lane's first two quads are requested before the staging below, so that
@@ -200,10 +234,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     var b = vec4<u32>(0u);
     if (inside && QUADS) {
         if (lane < quads) {
-            a = load_quad(quad_row + lane);
+            a = weight_quad(up, quad_row + lane);
         }
         if (lane + LANES < quads) {
-            b = load_quad(quad_row + lane + LANES);
+            b = weight_quad(up, quad_row + lane + LANES);
         }
     }
     if (DQ8CA) {
@@ -222,18 +256,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
             let qb = b;
             let next = j + 2u * LANES;
             if (next < quads) {
-                a = load_quad(quad_row + next);
+                a = weight_quad(up, quad_row + next);
             }
             if (next + LANES < quads) {
-                b = load_quad(quad_row + next + LANES);
+                b = weight_quad(up, quad_row + next + LANES);
             }
-            let sa = scales[(j / quads_per_group) * N + col];
+            let sa = weight_scale(up, (j / quads_per_group) * N + col);
             for (var r = 0u; r < ROWS; r++) {
                 let m = min(m0 + r, params.M - 1u);
                 acc[r] = fma(sa, quad_product(qa, r, m, 4u * j), acc[r]);
             }
             if (j + LANES < quads) {
-                let sb = scales[((j + LANES) / quads_per_group) * N + col];
+                let sb = weight_scale(up, ((j + LANES) / quads_per_group) * N + col);
                 for (var r = 0u; r < ROWS; r++) {
                     let m = min(m0 + r, params.M - 1u);
                     acc[r] = fma(sb, quad_product(qb, r, m, 4u * (j + LANES)), acc[r]);
@@ -250,15 +284,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
             // lane waited out a memory round trip per word, and a GEMV streamed its weights at
             // a third of the bandwidth or less (the 2048 x 128256 output layer: 1.3 TB/s).
             for (; j + 3u * LANES < words; j += 4u * LANES) {
-                let w0 = w[row + j];
-                let w1 = w[row + j + LANES];
-                let w2 = w[row + j + 2u * LANES];
-                let w3 = w[row + j + 3u * LANES];
+                let w0 = weight_word(up, row + j);
+                let w1 = weight_word(up, row + j + LANES);
+                let w2 = weight_word(up, row + j + 2u * LANES);
+                let w3 = weight_word(up, row + j + 3u * LANES);
                 let g = params.words_per_group;
-                let s0 = scales[(j / g) * N + col];
-                let s1 = scales[((j + LANES) / g) * N + col];
-                let s2 = scales[((j + 2u * LANES) / g) * N + col];
-                let s3 = scales[((j + 3u * LANES) / g) * N + col];
+                let s0 = weight_scale(up, (j / g) * N + col);
+                let s1 = weight_scale(up, ((j + LANES) / g) * N + col);
+                let s2 = weight_scale(up, ((j + 2u * LANES) / g) * N + col);
+                let s3 = weight_scale(up, ((j + 3u * LANES) / g) * N + col);
                 acc[0] = fma(s0, word_product(w0, 0u, m0, j), acc[0]);
                 acc[0] = fma(s1, word_product(w1, 0u, m0, j + LANES), acc[0]);
                 acc[0] = fma(s2, word_product(w2, 0u, m0, j + 2u * LANES), acc[0]);
@@ -266,8 +300,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
             }
         }
         for (; j < words; j += LANES) {
-            let word = w[row + j];
-            let s = scales[(j / params.words_per_group) * N + col];
+            let word = weight_word(up, row + j);
+            let s = weight_scale(up, (j / params.words_per_group) * N + col);
             for (var r = 0u; r < ROWS; r++) {
                 let m = min(m0 + r, params.M - 1u);  // a row past M computes row M - 1, unused
                 acc[r] = fma(s, word_product(word, r, m, j), acc[r]);
@@ -286,13 +320,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
             workgroupBarrier();
         }
         let m = m0 + r;
-        if (lane == 0u && inside && m < params.M) {
+        if (lane == 0u && inside && m < params.M && !up) {
             var v = partial[t];
+            var u = 0.0;
+            if (GATED) {
+                u = partial[t + (slots / 2u) * LANES];  // the same column's up sum
+            }
             if (DQ8CA) {
                 v *= row_scale[r];
+                u *= row_scale[r];
             }
             if (params.has_bias != 0u) {
                 v += bias[col];
+            }
+            if (GATED) {
+                v = v / (1.0 + exp(-v)) * u;  // silu(v) * u
             }
             out[m * N + col] = v;
         }
