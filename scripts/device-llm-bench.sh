@@ -26,6 +26,7 @@
 #        (/tmp/llm-bench-full|small), BUDGET (seconds for the whole run, 520), NEW_TOKENS,
 #        COMPILE (precisions for torch.compile, "fp32,fp16"; empty: none), SERIAL (0),
 #        PEER (1; 0 skips the PyTorch peer, for a second call whose first one measured it),
+#        WGX_REPEATS (fresh wgx processes a program, 3; 2 with --small),
 #        TRACE_DEPTH (16: python/llm_bench_export.py's bound), CHECK (1; 0 skips the check),
 #        CHECK_TOKENS (48; 16 with --small), PROGRAMS (float: fp32.pte and force16.pte; quant:
 #        q8da4w.pte (-qmode 8da4w -G 32 -E 4,32) and q4w.pte (-qmode 4w -G 32), the 4-bit
@@ -48,9 +49,9 @@ budget=${BUDGET:-520}
 wgx=${WGX:-.device/wgx}
 [ -x "$wgx" ] || wgx=build/wgx
 if [ $size = full ]; then
-    tokens=${NEW_TOKENS:-128} copy_gib=4 torch_repeats=5 wgx_repeats=3 profile_runs=20
+    tokens=${NEW_TOKENS:-128} copy_gib=4 torch_repeats=5 wgx_repeats=${WGX_REPEATS:-3} profile_runs=20
 else
-    tokens=${NEW_TOKENS:-16} copy_gib=0.25 torch_repeats=3 wgx_repeats=2 profile_runs=5
+    tokens=${NEW_TOKENS:-16} copy_gib=0.25 torch_repeats=3 wgx_repeats=${WGX_REPEATS:-2} profile_runs=5
 fi
 compile=${COMPILE-fp32,fp16}
 [ "${PROGRAMS:-float}" = quant ] && compile=${COMPILE-fp16}
