@@ -246,6 +246,15 @@ TEST(Sampler, GreedyTopKAndSeeds) {
     const std::vector<float> logits = {0.1f, 2.0f, -1.0f, 1.9f, 0.5f};
     EXPECT_EQ(Sampler({}).pick(logits), 1);
     EXPECT_EQ(Sampler({.temperature = 0.0}).pick(logits), 1);
+    // Greedy is the first of equal maxima, past the eight-lane blocks too; a NaN never wins
+    // unless it comes first, as with std::max_element.
+    std::vector<float> many(1003, -3.f);
+    many[517] = 4.f, many[998] = 4.f, many[3] = std::nanf("");
+    EXPECT_EQ(Sampler({}).pick(many), 517);
+    many[1001] = 5.f;
+    EXPECT_EQ(Sampler({}).pick(many), 1001);
+    many[0] = std::nanf("");
+    EXPECT_EQ(Sampler({}).pick(many), 0);
     // top-k 1 and a tiny top-p leave only the most likely token.
     EXPECT_EQ(Sampler({.temperature = 5.0, .top_k = 1, .seed = 7}).pick(logits), 1);
     EXPECT_EQ(Sampler({.temperature = 5.0, .top_p = 1e-6, .seed = 7}).pick(logits), 1);
