@@ -224,22 +224,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
     }
     let lane = t % LANES;
     let inside = col < N;
-    // With QUADS, a lane's first two quads are requested before the staging below, so that
-    // their memory round trip overlaps it rather than following it: each workgroup otherwise
-    // waits for its staged row and then for its weights, one after the other, and a layer of
-    // many workgroups (the output layer: 16032) pays that chain once a wave.
-    let quads = params.K / 32u;
-    let quad_row = col * (params.row_words / 4u);
-    var a = vec4<u32>(0u);
-    var b = vec4<u32>(0u);
-    if (inside && QUADS) {
-        if (lane < quads) {
-            a = weight_quad(up, quad_row + lane);
-        }
-        if (lane + LANES < quads) {
-            b = weight_quad(up, quad_row + lane + LANES);
-        }
-    }
     if (DQ8CA) {
         stage_row_qparams(m0, t);
         workgroupBarrier();
@@ -249,29 +233,27 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>,
 
     var acc = array<f32, MAX_ROWS>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     if (inside && QUADS) {
+        let quads = params.K / 32u;
+        let row = col * (params.row_words / 4u);
         let quads_per_group = params.words_per_group / 4u;
-        // Quads j and j + LANES in a and b; the next two requested before these are used.
-        for (var j = lane; j < quads; j += 2u * LANES) {
-            let qa = a;
-            let qb = b;
-            let next = j + 2u * LANES;
-            if (next < quads) {
-                a = weight_quad(up, quad_row + next);
+        var j = lane;
+        for (; j + LANES < quads; j += 2u * LANES) {
+            let a = weight_quad(up, row + j);
+            let b = weight_quad(up, row + j + LANES);
+            let sa = weight_scale(up, (j / quads_per_group) * N + col);
+            let sb = weight_scale(up, ((j + LANES) / quads_per_group) * N + col);
+            for (var r = 0u; r < ROWS; r++) {
+                let m = min(m0 + r, params.M - 1u);
+                acc[r] = fma(sa, quad_product(a, r, m, 4u * j), acc[r]);
+                acc[r] = fma(sb, quad_product(b, r, m, 4u * (j + LANES)), acc[r]);
             }
-            if (next + LANES < quads) {
-                b = weight_quad(up, quad_row + next + LANES);
-            }
+        }
+        if (j < quads) {
+            let a = weight_quad(up, row + j);
             let sa = weight_scale(up, (j / quads_per_group) * N + col);
             for (var r = 0u; r < ROWS; r++) {
                 let m = min(m0 + r, params.M - 1u);
-                acc[r] = fma(sa, quad_product(qa, r, m, 4u * j), acc[r]);
-            }
-            if (j + LANES < quads) {
-                let sb = weight_scale(up, ((j + LANES) / quads_per_group) * N + col);
-                for (var r = 0u; r < ROWS; r++) {
-                    let m = min(m0 + r, params.M - 1u);
-                    acc[r] = fma(sb, quad_product(qb, r, m, 4u * (j + LANES)), acc[r]);
-                }
+                acc[r] = fma(sa, quad_product(a, r, m, 4u * j), acc[r]);
             }
         }
     }
