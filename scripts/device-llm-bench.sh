@@ -14,10 +14,13 @@
 #            logits (on the GPU while the exports run), then `wgx score` of the same sequence on
 #            each program against fp64, and `wgx generate`'s greedy tokens against PyTorch's
 #   compile  the peer again with torch.compile(mode="reduce-overhead"), in the time left
+#   prefill  (quant) a LONG_PROMPT-token prompt's prefill rate on each 4-bit program
 #   memory   (quant) the 4-bit programs' GPU memory: wgx info's allocation and nvidia-smi's figure
+#            (with the clocks while it decodes), and nvidia-smi's figure for a bare process
 #   report   python/llm_bench_report.py -> report.md
 # Writes into OUT_DIR (8 files at most): results.jsonl, report.md, bench.log, torch.log,
-# wgx.log, check.log, export-fp32.log, export-force16.log. Carry: .whl (with .whl/llm from
+# wgx.log, check.log, export-fp32.log, export-force16.log (micro.log with MICRO, export logs
+# named after the quant programs with PROGRAMS=quant). Carry: .whl (with .whl/llm from
 # scripts/fetch-device-llm-wheels.sh), .device and .gl (scripts/pack-for-device.sh).
 #   usage: scripts/device-llm-bench.sh [--small] [OUT_DIR]      (OUT_DIR default $OUT)
 #   --small: the test fixture's tiny dims, for a check on a CPU (PyTorch on the CPU, wgx on
