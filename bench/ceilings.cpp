@@ -215,6 +215,47 @@ Result dispatch_overhead(Context& ctx, MeasureOptions options) {
     return r;
 }
 
+// The same floor for dispatches of the engine's own kernels, each reading what the one before
+// it wrote, as a decode step's small ops do: a chain of et_vk.rms_norm calls over one row of
+// 2048 (one workgroup; weight 1, so every call gives the first's result again) between two
+// tensors, timed like the tick chain. A decode step's GPU time is about its dispatch count
+// times this.
+Result norm_chain(Context& ctx, MeasureOptions options) {
+    constexpr int64_t kRow = 2048;
+    const std::vector<float> start = random_values(kRow, 5);
+    Tensor a = ctx.tensor(DType::f32, {1, kRow}).set_data(start);
+    Tensor b = ctx.tensor(DType::f32, {1, kRow});
+    Tensor ones = ctx.tensor(DType::f32, {kRow}).set_data(std::vector<float>(kRow, 1.f));
+    options.wall = true;
+    options.max_reps = 1000;
+    Result r;
+    r.group = "ceiling";
+    r.name = "dispatch chain (et_vk.rms_norm, 1 x 2048)";
+    r.kernel = "rms_norm";
+    int calls = 0;
+    Measured m = measure(
+        ctx,
+        [&] {
+            const bool even = calls++ % 2 == 0;
+            ctx.record(op("et_vk.rms_norm.default"), {even ? a : b, ones, 1e-5, even ? b : a});
+        },
+        [&] {
+            double q = 0;
+            for (float v : start) q += double(v) * v;
+            const double inv = 1 / std::sqrt(q / kRow + 1e-5);
+            const std::vector<float> got = download(calls % 2 == 1 ? b : a);
+            ErrorMeter meter;
+            for (int64_t i = 0; i < kRow; ++i) meter.add(got[size_t(i)], start[size_t(i)] * inv);
+            r.error = meter.error();
+            r.checked = fmt::format("all {} values", kRow);
+            return r.error <= 1e-4;
+        },
+        options);
+    r.ok = m.ok;
+    r.timing = m.timing;
+    return r;
+}
+
 }  // namespace
 
 Ceilings measure_ceilings(Context& ctx, const MeasureOptions& options, std::vector<Result>& rows) {
@@ -228,6 +269,7 @@ Ceilings measure_ceilings(Context& ctx, const MeasureOptions& options, std::vect
         if (rows.back().ok) c.fma_f16_gflops = rows.back().gflops();
     }
     rows.push_back(dispatch_overhead(ctx, options));
+    rows.push_back(norm_chain(ctx, options));
     return c;
 }
 
