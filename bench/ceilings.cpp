@@ -220,24 +220,32 @@ Result dispatch_overhead(Context& ctx, MeasureOptions options) {
 // 2048 (one workgroup; weight 1, so every call gives the first's result again) between two
 // tensors, timed like the tick chain. A decode step's GPU time is about its dispatch count
 // times this.
-Result norm_chain(Context& ctx, MeasureOptions options) {
+// With `alternate`, every other call is an aten.add.Tensor of zeros instead (the row copied
+// back): two pipelines taking turns, as a program's different kernels do.
+Result norm_chain(Context& ctx, MeasureOptions options, bool alternate) {
     constexpr int64_t kRow = 2048;
     const std::vector<float> start = random_values(kRow, 5);
     Tensor a = ctx.tensor(DType::f32, {1, kRow}).set_data(start);
     Tensor b = ctx.tensor(DType::f32, {1, kRow});
     Tensor ones = ctx.tensor(DType::f32, {kRow}).set_data(std::vector<float>(kRow, 1.f));
+    Tensor zeros = ctx.tensor(DType::f32, {1, kRow}).set_data(std::vector<float>(kRow, 0.f));
     options.wall = true;
     options.max_reps = 1000;
     Result r;
     r.group = "ceiling";
-    r.name = "dispatch chain (et_vk.rms_norm, 1 x 2048)";
+    r.name = alternate ? "dispatch chain (rms_norm and add taking turns)"
+                       : "dispatch chain (et_vk.rms_norm, 1 x 2048)";
     r.kernel = "rms_norm";
     int calls = 0;
     Measured m = measure(
         ctx,
         [&] {
             const bool even = calls++ % 2 == 0;
-            ctx.record(op("et_vk.rms_norm.default"), {even ? a : b, ones, 1e-5, even ? b : a});
+            if (alternate && !even) {
+                ctx.record(op("aten.add.Tensor"), {b, zeros, 1.0, a});
+            } else {
+                ctx.record(op("et_vk.rms_norm.default"), {even ? a : b, ones, 1e-5, even ? b : a});
+            }
         },
         [&] {
             double q = 0;
@@ -269,7 +277,8 @@ Ceilings measure_ceilings(Context& ctx, const MeasureOptions& options, std::vect
         if (rows.back().ok) c.fma_f16_gflops = rows.back().gflops();
     }
     rows.push_back(dispatch_overhead(ctx, options));
-    rows.push_back(norm_chain(ctx, options));
+    rows.push_back(norm_chain(ctx, options, false));
+    rows.push_back(norm_chain(ctx, options, true));
     return c;
 }
 
