@@ -66,7 +66,11 @@ def profile_tables(records: list[dict]) -> list[str]:
     def readback(r: dict) -> str:
         if "decode_step_with_logits_ms" not in r:
             return ""
-        return f"; with its logits read back {r['decode_step_with_logits_ms']:.3f} ms, sampling {r['sample_ms']:.3f} ms"
+        host = ""
+        if "decode_step_host_ms" in r:
+            host = f" ({r['decode_step_host_ms']:.3f} ms on the host before the wait)"
+        read, sample = r["decode_step_with_logits_ms"], r["sample_ms"]
+        return f"{host}; with its logits read back {read:.3f} ms, sampling {sample:.3f} ms"
 
     lines = []
     for r in records:

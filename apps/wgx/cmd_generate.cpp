@@ -302,7 +302,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     const auto decode_steps = static_cast<double>(tokens.size() - 1);
     const double decode_tps = decode_steps > 0 ? decode_steps / decode_s : 0.0;
     std::optional<ProfileSummary> profile;
-    double step_ms = 0, step_read_ms = 0, sample_ms = 0;
+    double step_ms = 0, host_ms = 0, step_read_ms = 0, sample_ms = 0;
     if (opt.profile) {
         // One more decode step, run again and again at the same position (each run writes the
         // same cache row): its median wall time and the GPU time of every op.
@@ -312,10 +312,12 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
             HostTensor::of<int64_t>(std::span<const int64_t>(tok), {1, 1}),
             HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})};
         // What a generated token costs beside the step: the logits read back, then sampled.
-        std::vector<double> walls, read_walls, sample_walls;
+        // And the host's share of the step: run() returns once the work is submitted.
+        std::vector<double> walls, host_walls, read_walls, sample_walls;
         for (int i = 0; i < opt.profile_runs; ++i) {
             auto ts = std::chrono::steady_clock::now();
             runner.run(step);
+            host_walls.push_back(seconds_since(ts) * 1e3);
             ctx.sync();
             walls.push_back(seconds_since(ts) * 1e3);
             ts = std::chrono::steady_clock::now();
@@ -327,6 +329,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
             sample_walls.push_back(seconds_since(ts) * 1e3);
         }
         step_ms = median(walls);
+        host_ms = median(host_walls);
         step_read_ms = median(read_walls);
         sample_ms = median(sample_walls);
         profile = profile_runs([&] { return runner.profile(step); }, opt.profile_runs);
@@ -349,6 +352,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         j["gpu_allocated_bytes"] = ctx.allocated_bytes();
         if (profile) {
             j["decode_step_ms"] = step_ms;
+            j["decode_step_host_ms"] = host_ms;
             j["decode_step_with_logits_ms"] = step_read_ms;
             j["sample_ms"] = sample_ms;
             j["decode_profile"] = profile_json(*profile);
@@ -364,10 +368,11 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
                    reason);
         if (profile) {
             fmt::print(stderr,
-                       "\none decode step at position {}: median {:.3f} ms; with its logits read "
-                       "back {:.3f} ms; sampling {:.3f} ms\n",
-                       std::min(gen.position(), gen.context_length() - 1), step_ms, step_read_ms,
-                       sample_ms);
+                       "\none decode step at position {}: median {:.3f} ms ({:.3f} ms of it on the "
+                       "host before the wait); with its logits read back {:.3f} ms; sampling "
+                       "{:.3f} ms\n",
+                       std::min(gen.position(), gen.context_length() - 1), step_ms, host_ms,
+                       step_read_ms, sample_ms);
             std::fflush(stderr);
             print_profile(*profile, step_ms, opt.top);
         }
