@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Export small PT2E-quantized models as plain programs (no delegate) for the engine's tests.
+"""Export small PT2E-quantized models for the engine's tests: plain programs (no delegate), and
+the Vulkan quantizer's weight-only linear layers lowered with the VulkanPartitioner.
 
     python/.venv/bin/python python/export_pt2e.py --out tests/quant
     python/.venv/bin/python python/export_pt2e.py --out tests/quant --only conv_per_tensor
@@ -42,11 +43,16 @@ import executorch.kernels.quantized  # noqa: F401  (registers the quantized_deco
 import numpy as np
 import torch
 import torch.nn as nn
+from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
+from executorch.backends.vulkan.quantizer.vulkan_quantizer import (
+    VulkanQuantizer,
+    get_symmetric_quantization_config as vulkan_config,
+)
 from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
     XNNPACKQuantizer,
     get_symmetric_quantization_config,
 )
-from executorch.exir import to_edge
+from executorch.exir import to_edge, to_edge_transform_and_lower
 from executorch.version import __version__ as executorch_version
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
@@ -98,6 +104,18 @@ class PerTokenLinear(nn.Module):
         return self.fc(qd.dequantize_per_token(q, scales, zero_points, -128, 127, torch.int8, torch.float32))
 
 
+class WideMlp(nn.Module):
+    """Linear layers whose widths are multiples of 8, as the 4-bit kernels need."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(64, 48)
+        self.fc2 = nn.Linear(48, 16)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
 @dataclass
 class Case:
     name: str
@@ -107,6 +125,12 @@ class Case:
     per_channel: bool
     dynamic: bool
     quantizer: bool = True  # False: the model calls the quantized ops itself (no PT2E flow)
+    # The Vulkan quantizer's weight-only config with this many weight bits, lowered with the
+    # VulkanPartitioner (its fusion passes write the quantized linear ops); 0: XNNPACKQuantizer,
+    # no delegate.
+    vulkan_bits: int = 0
+    # A float output's limit on max abs error over max |expected| (the test's default: 2e-2).
+    float_tolerance: float = 0.0
 
 
 CASES = [
@@ -144,6 +168,17 @@ CASES = [
         dynamic=True,
         quantizer=False,
     ),
+    Case(
+        "linear_vulkan_w4",
+        "two linear layers with 4-bit per-channel weights (VulkanQuantizer, weight-only; "
+        "et_vk.linear_qcs4w in the Vulkan delegate)",
+        WideMlp,
+        (3, 64),
+        per_channel=True,
+        dynamic=False,
+        vulkan_bits=4,
+        float_tolerance=1e-4,
+    ),
 ]
 
 
@@ -160,8 +195,13 @@ def quantize(case: Case, gen: torch.Generator):
     if not case.quantizer:
         return model, torch.export.export(model, example), torch.randn(case.input_shape, generator=gen)
     captured = torch.export.export(model, example).module()
-    config = get_symmetric_quantization_config(is_per_channel=case.per_channel, is_dynamic=case.dynamic)
-    prepared = prepare_pt2e(captured, XNNPACKQuantizer().set_global(config))
+    if case.vulkan_bits:
+        config = vulkan_config(is_dynamic=case.dynamic, weight_bits=case.vulkan_bits)
+        quantizer = VulkanQuantizer().set_global(config)
+    else:
+        config = get_symmetric_quantization_config(is_per_channel=case.per_channel, is_dynamic=case.dynamic)
+        quantizer = XNNPACKQuantizer().set_global(config)
+    prepared = prepare_pt2e(captured, quantizer)
     for batch in calibration:
         prepared(batch)
     converted = convert_pt2e(prepared)
@@ -178,12 +218,25 @@ def output_step(exported) -> float:
     return 0.0
 
 
+def quantizer_name(case: Case) -> str:
+    if not case.quantizer:
+        return "none (the model calls the quantized_decomposed ops)"
+    if case.vulkan_bits:
+        args = f"is_dynamic={case.dynamic}, weight_bits={case.vulkan_bits}"
+        return f"VulkanQuantizer, get_symmetric_quantization_config({args})"
+    args = f"is_per_channel={case.per_channel}, is_dynamic={case.dynamic}"
+    return f"XNNPACKQuantizer, get_symmetric_quantization_config({args})"
+
+
 def export_case(case: Case, out_dir: str) -> None:
     gen = seeded(case.name)
     converted, exported, x = quantize(case, gen)
     with torch.no_grad():
         expected = converted(x)
-    program = to_edge(exported).to_executorch()
+    if case.vulkan_bits:
+        program = to_edge_transform_and_lower(exported, partitioner=[VulkanPartitioner()]).to_executorch()
+    else:
+        program = to_edge(exported).to_executorch()
     plan = program.executorch_program.execution_plan[0]
     kernels = sorted({f"{op.name}.{op.overload}" for op in plan.operators})
     target = os.path.join(out_dir, case.name)
@@ -195,15 +248,14 @@ def export_case(case: Case, out_dir: str) -> None:
     meta = {
         "name": case.name,
         "description": case.description,
-        "quantizer": "XNNPACKQuantizer, get_symmetric_quantization_config("
-        f"is_per_channel={case.per_channel}, is_dynamic={case.dynamic})"
-        if case.quantizer
-        else "none (the model calls the quantized_decomposed ops)",
+        "quantizer": quantizer_name(case),
+        "delegate": "VulkanPartitioner" if case.vulkan_bits else "none",
         "executorch": executorch_version,
         "torch": torch.__version__,
         "inputs": [{"file": "input_0.npy", "shape": list(x.shape), "dtype": "float32"}],
         "outputs": [{"file": "expected_0.npy", "shape": list(expected.shape), "dtype": "float32"}],
         "output_step": output_step(exported),
+        **({"float_tolerance": case.float_tolerance} if case.float_tolerance else {}),
         "kernels": kernels,
     }
     with open(os.path.join(target, "meta.json"), "w") as f:

@@ -458,6 +458,34 @@ TEST(QuantOps, GatedLinearIsSiluOfGateTimesUp) {
                    "up_weights");
 }
 
+// et_vk.linear_qcs4w: one scale per output channel, the even column in the high nibble.
+TEST(QuantOps, LinearQcs4wMatchesFloat64) {
+    uint32_t seed = 800;
+    for (LinearCase c : linear_cases()) {
+        c.G = c.Kp;  // one group a row: the per-channel reference
+        c.bias = false;
+        const LinearData d = linear_data(c, seed += 10);
+        Tensor tx = ctx().tensor(DType::f32, c.x).set_data(d.x);
+        Tensor tw = ctx()
+                        .tensor(DType::u8, {c.N, c.Kp / 2})
+                        .set_data(pack_nibbles(d.nibbles, c.N, c.Kp, /*even_low=*/false));
+        Tensor ts = ctx().tensor(DType::f32, {c.N}).set_data(d.scales);
+        Tensor out = ctx().tensor(DType::f32, out_shape(c));
+        poison(out);
+        run(op("et_vk.linear_qcs4w.default"), {tx, tw, ts, out});
+        const int64_t K = c.x.back();
+        const auto want =
+            linear_ref(c, d, [&](int64_t m, int64_t k) { return double(d.x[size_t(m * K + k)]); });
+        EXPECT_LE(max_rel_error(out.get_data<float>(), want), 2e-5)
+            << "x " << shape_string(c.x) << " N " << c.N << " Kp " << c.Kp;
+    }
+    Tensor x = ctx().tensor(DType::f32, {2, 64});
+    expect_invalid("et_vk.linear_qcs4w.default",
+                   {x, ctx().tensor(DType::u8, {4, 32}), ctx().tensor(DType::f32, {5}),
+                    ctx().tensor(DType::f32, {2, 4})},
+                   "scales");
+}
+
 TEST(QuantOps, LinearQ4gswRejectsBadArguments) {
     Tensor x = ctx().tensor(DType::f32, {2, 64}).set_data(random_floats(128, 4));
     Tensor w = ctx().tensor(DType::u8, {6, 32});

@@ -703,6 +703,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("llama.gated_delta_rule.default", gated_delta_rule);
         add("torchao.choose_qparams_affine.default", choose_qparams_affine);
         add("et_vk.linear_q4gsw.default", linear);
+        add("et_vk.linear_qcs4w.default", linear);
         add("et_vk.linear_dq8ca_q4gsw.default", linear_dq8ca);
         add("wgx.linear_dq8ca_q4gsw.default", linear_dq8ca_own_qparams);
         add(schema::GatedLinearQ4gsw::name, gated_linear_q4gsw);

@@ -47,6 +47,9 @@ struct Q4gswCall {
     // A SwiGLU pair: out = silu(x w^T) * (x up^T), up of the weights' shapes, no bias.
     const Tensor* up_weights = nullptr;
     const Tensor* up_scales = nullptr;
+    // et_vk.linear_qcs4w: one scale per output channel (scales [N], one group of Kp) and the
+    // even column in the high nibble.
+    bool per_channel = false;
 };
 
 void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const Q4gswCall& c) {
@@ -77,7 +80,11 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                         "of {}: expected at least {} and a multiple of {}.",
                         shape_string(weights.shape()), Kp, K, G, K, G));
     }
-    expect_shape(args, scales, {Kp / G, N}, "weight_scales");
+    if (c.per_channel) {
+        expect_shape(args, scales, {N}, "scales");
+    } else {
+        expect_shape(args, scales, {Kp / G, N}, "weight_scales");
+    }
     const bool gated = c.up_weights != nullptr;
     if (gated) {
         expect_dtype(args, *c.up_weights, DType::u8, "up_weights");
@@ -196,6 +203,7 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
                            {"XS_WORDS", dq8ca ? double(rows * (K / 4)) : 1.0},
                            {"QUADS", quads ? 1.0 : 0.0},
                            {"GATED", gated ? 1.0 : 0.0},
+                           {"HIGH_FIRST", c.per_channel ? 1.0 : 0.0},
                            {"OWN_QPARAMS", own ? 1.0 : 0.0}});
     // Absent operands bind x (never read).
     std::vector<Binding> bindings = {x,
@@ -279,6 +287,29 @@ class LinearDq8caOwnQparams final : public BuiltinOp {
     }
 };
 
+// et_vk.linear_qcs4w.default: [x [..., K], weights uint8 [N, ceil(K / 2)], scales [N], out]:
+// 4-bit weights with one symmetric scale per output channel (the Vulkan quantizer's 4-bit
+// weight-only linear), w[n, k] = (nibble - 8) * scales[n], the even column in the high nibble
+// (ExecuTorch's fuse_quantized_ops packs them so). The 4-bit group-wise kernel with one group.
+class LinearQcs4w final : public BuiltinOp {
+  public:
+    std::string_view name() const override { return "et_vk.linear_qcs4w.default"; }
+    void record(Recorder& rec, const Args& args) const override {
+        args.expect_count(4, 4);
+        const Tensor& weights = args.tensor(1, "weights");
+        if (weights.rank() != 2) {
+            args.fail(
+                fmt::format("weights must be 2-D uint8 [out_features, in_features / 2], got {}.",
+                            shape_string(weights.shape())));
+        }
+        Q4gswCall c{&args.tensor(0, "input"),  &weights,
+                    &args.tensor(2, "scales"), std::nullopt,
+                    &args.tensor(3, "out"),    weights.shape()[1] * 2};
+        c.per_channel = true;
+        record_q4gsw(rec, args, name(), c);
+    }
+};
+
 // wgx.gated_linear_q4gsw.default (schema::GatedLinearQ4gsw): the w1 / w3 pair of a SwiGLU
 // feed-forward layer and the silu * mul after them in one dispatch; passes/fuse_gated_linear
 // makes it from the two layers and the wgx.silu_mul that reads them.
@@ -303,6 +334,11 @@ class GatedLinearQ4gsw final : public BuiltinOp {
 };
 
 }  // namespace
+
+const Op& linear_qcs4w_op() {
+    static const LinearQcs4w op;
+    return op;
+}
 
 const Op& gated_linear_q4gsw_op() {
     static const GatedLinearQ4gsw op;

@@ -59,6 +59,8 @@ override QUADS: bool = false;  // DQ8CA with K, the padded K and G multiples of 
 // Half the workgroup's columns take w's rows, the other half u's rows of the same output
 // columns; the two sums meet in the epilogue (no bias).
 override GATED: bool = false;
+// et_vk.linear_qcs4w's packing: the even column in the high nibble of its byte.
+override HIGH_FIRST: bool = false;
 
 const MAX_ROWS = 8u;
 
@@ -166,8 +168,13 @@ fn signed_bytes(u: u32) -> u32 {
 
 // sum over the 8 columns of word `word` of row r: x (or q - zp) times the signed nibble.
 fn word_product(word: u32, r: u32, m: u32, j: u32) -> f32 {
-    let lo = word & 0x0f0f0f0fu;          // even columns
-    let hi = (word >> 4u) & 0x0f0f0f0fu;  // odd columns
+    var lo = word & 0x0f0f0f0fu;          // even columns
+    var hi = (word >> 4u) & 0x0f0f0f0fu;  // odd columns
+    if (HIGH_FIRST) {
+        let even = hi;
+        hi = lo;
+        lo = even;
+    }
     if (DQ8CA) {
         let base = r * (params.K / 4u) + 2u * j;
         let qw = dot4I8Packed(xs[base], signed_bytes(lo)) +
