@@ -111,9 +111,10 @@ TEST_P(QuantPrograms, PlainProgramMatchesPyTorch) {
     } else {
         const double rel = max_err / std::max(max_ref, 1e-30);
         const double limit = meta.value("float_tolerance", 2e-2);
-        std::printf("[quant] %s: max abs error over max |expected| %.3g (limit %.3g), %zu of %zu "
-                    "outputs off\n",
-                    GetParam().c_str(), rel, limit, off, want.size());
+        std::printf(
+            "[quant] %s: max abs error over max |expected| %.3g (limit %.3g), %zu of %zu "
+            "outputs off\n",
+            GetParam().c_str(), rel, limit, off, want.size());
         EXPECT_LE(rel, limit) << GetParam();
     }
 }
