@@ -179,6 +179,16 @@ CASES = [
         vulkan_bits=4,
         float_tolerance=1e-4,
     ),
+    Case(
+        "linear_vulkan_w8",
+        "the same layers with 8-bit per-channel weights (aten._weight_int8pack_mm in the Vulkan delegate)",
+        WideMlp,
+        (3, 64),
+        per_channel=True,
+        dynamic=False,
+        vulkan_bits=8,
+        float_tolerance=1e-4,
+    ),
 ]
 
 

@@ -486,6 +486,46 @@ TEST(QuantOps, LinearQcs4wMatchesFloat64) {
                    "scales");
 }
 
+// aten._weight_int8pack_mm: int8 weights, one scale per output channel.
+TEST(QuantOps, WeightInt8packMmMatchesFloat64) {
+    struct Case {
+        Shape x;
+        int64_t N;
+    };
+    uint32_t seed = 900;
+    for (const Case& c : std::vector<Case>{
+             {{1, 64}, 7}, {{5, 96}, 17}, {{2, 3, 8}, 300}, {{1, 2048}, 40}, {{9, 4}, 1}}) {
+        const int64_t K = c.x.back(), M = numel(c.x) / K;
+        const auto x = random_floats(size_t(numel(c.x)), seed++);
+        const auto w = random_ints(size_t(c.N * K), seed++, -128, 127);
+        const auto s = random_scales(size_t(c.N), seed++);
+        Shape out_dims = c.x;
+        out_dims.back() = c.N;
+        Tensor out = ctx().tensor(DType::f32, out_dims);
+        poison(out);
+        run(op("aten._weight_int8pack_mm.default"),
+            {ctx().tensor(DType::f32, c.x).set_data(x),
+             ctx().tensor(DType::i8, {c.N, K}).set_data(std::vector<int8_t>(w.begin(), w.end())),
+             ctx().tensor(DType::f32, {c.N}).set_data(s), out});
+        std::vector<double> want;
+        for (int64_t m = 0; m < M; ++m) {
+            for (int64_t n = 0; n < c.N; ++n) {
+                double acc = 0;
+                for (int64_t k = 0; k < K; ++k)
+                    acc += double(x[size_t(m * K + k)]) * double(w[size_t(n * K + k)]);
+                want.push_back(acc * double(s[size_t(n)]));
+            }
+        }
+        EXPECT_LE(max_rel_error(out.get_data<float>(), want), 2e-5)
+            << "x " << shape_string(c.x) << " N " << c.N;
+    }
+    Tensor x = ctx().tensor(DType::f32, {2, 6});
+    expect_invalid("aten._weight_int8pack_mm.default",
+                   {x, ctx().tensor(DType::i8, {4, 6}), ctx().tensor(DType::f32, {4}),
+                    ctx().tensor(DType::f32, {2, 4})},
+                   "multiple of 4");
+}
+
 TEST(QuantOps, LinearQ4gswRejectsBadArguments) {
     Tensor x = ctx().tensor(DType::f32, {2, 64}).set_data(random_floats(128, 4));
     Tensor w = ctx().tensor(DType::u8, {6, 32});

@@ -704,6 +704,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("torchao.choose_qparams_affine.default", choose_qparams_affine);
         add("et_vk.linear_q4gsw.default", linear);
         add("et_vk.linear_qcs4w.default", linear);
+        add("aten._weight_int8pack_mm.default", linear);
         add("et_vk.linear_dq8ca_q4gsw.default", linear_dq8ca);
         add("wgx.linear_dq8ca_q4gsw.default", linear_dq8ca_own_qparams);
         add(schema::GatedLinearQ4gsw::name, gated_linear_q4gsw);
