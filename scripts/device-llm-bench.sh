@@ -303,51 +303,48 @@ if [ "${PEER:-1}" = 1 ] && [ -n "$compile" ] && "$py" -c 'import torch, sys; sys
     fi
 fi
 
-# The loaded program's GPU memory: what the engine allocates (wgx info: constants and memory
-# pools after the passes) and what nvidia-smi sees of a generating process (its largest figure
-# over a few seconds once loaded), for each 4-bit program.
-gpu_memory() {
-    local pte=$work/$1.pte pid used=0 n clocks=()
-    [ -f "$pte" ] && command -v nvidia-smi > /dev/null || return 0
-    [ "$(left)" -gt 60 ] || { log "memory $1: skipped, $(left)s left"; return 0; }
-    note "wgx info $1.pte: $("$wgx" info "$pte" 2>&1 | grep -E '^constants|^after graph passes' | tr '\n' ';')"
-    "$wgx" generate "$pte" --prompt-tokens "$(cat "$work/prompt.txt")" --max-new-tokens 1900 \
-        > /dev/null 2>&1 &
-    pid=$!
-    for _ in $(seq 1 40); do
-        sleep 0.5
+# usage: watch_gpu PID SAMPLES INTERVAL: samples nvidia-smi until PID exits (at most SAMPLES
+# times), then stops it. Sets peak_mib (the process's largest figure) and clock_samples (SM MHz,
+# memory MHz, GPU utilization % at each sample: a GPU below its boost clock makes every kernel
+# slower).
+watch_gpu() {
+    local pid=$1 n
+    peak_mib=0 clock_samples=()
+    for _ in $(seq 1 "$2"); do
+        sleep "$3"
         n=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits |
             awk -F', ' -v p="$pid" '$1 == p {print $2}')
-        [ -n "$n" ] && [ "$n" -gt "$used" ] && used=$n
-        # The clocks while it decodes: a GPU below its boost clock makes every kernel slower.
-        clocks+=("$(nvidia-smi --query-gpu=clocks.sm,clocks.mem,utilization.gpu \
+        [ -n "$n" ] && [ "$n" -gt "$peak_mib" ] && peak_mib=$n
+        clock_samples+=("$(nvidia-smi --query-gpu=clocks.sm,clocks.mem,utilization.gpu \
             --format=csv,noheader,nounits | tr -d ' ')")
         kill -0 "$pid" 2>/dev/null || break
     done
     kill "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
-    note "nvidia-smi while wgx generate ran $1.pte: $used MiB used by the process"
-    note "nvidia-smi clocks while wgx generate ran $1.pte (SM MHz,memory MHz,GPU utilization % every 0.5 s): ${clocks[*]}"
-    log "memory $1: $used MiB (nvidia-smi)"
+}
+# The loaded program's GPU memory: what the engine allocates (wgx info: constants and memory
+# pools after the passes) and what nvidia-smi sees of a generating process (its largest figure
+# over a few seconds once loaded), for each 4-bit program.
+gpu_memory() {
+    local pte=$work/$1.pte
+    [ -f "$pte" ] && command -v nvidia-smi > /dev/null || return 0
+    [ "$(left)" -gt 60 ] || { log "memory $1: skipped, $(left)s left"; return 0; }
+    note "wgx info $1.pte: $("$wgx" info "$pte" 2>&1 | grep -E '^constants|^after graph passes' | tr '\n' ';')"
+    "$wgx" generate "$pte" --prompt-tokens "$(cat "$work/prompt.txt")" --max-new-tokens 1900 \
+        > /dev/null 2>&1 &
+    watch_gpu $! 40 0.5
+    note "nvidia-smi while wgx generate ran $1.pte: $peak_mib MiB used by the process"
+    note "nvidia-smi clocks while wgx generate ran $1.pte (SM MHz,memory MHz,GPU utilization % every 0.5 s): ${clock_samples[*]}"
+    log "memory $1: $peak_mib MiB (nvidia-smi)"
 }
 # The same figure for a process that loaded only a tiny program: what the Vulkan device and
 # the process cost before any model (the figures above less this are the model's).
 gpu_baseline() {
-    local pid used=0 n
     command -v nvidia-smi > /dev/null || return 0
     "$wgx" bench tests/fixtures/linear/vulkan.pte --iters 100000 > /dev/null 2>&1 &
-    pid=$!
-    for _ in $(seq 1 20); do
-        sleep 0.25
-        n=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits |
-            awk -F', ' -v p="$pid" '$1 == p {print $2}')
-        [ -n "$n" ] && [ "$n" -gt "$used" ] && used=$n
-        kill -0 "$pid" 2>/dev/null || break
-    done
-    kill "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    note "nvidia-smi while wgx bench ran tests/fixtures/linear (a tiny program): $used MiB used by the process"
-    log "memory baseline: $used MiB (nvidia-smi)"
+    watch_gpu $! 20 0.25
+    note "nvidia-smi while wgx bench ran tests/fixtures/linear (a tiny program): $peak_mib MiB used by the process"
+    log "memory baseline: $peak_mib MiB (nvidia-smi)"
 }
 # Prefill of a longer prompt (LONG_PROMPT tokens, default 512: the prompt's ids repeated), fed in
 # the program's chunks (up to max_seq_length - 1 = 127 tokens each): wgx generate's prefill rate

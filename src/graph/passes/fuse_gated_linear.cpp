@@ -38,12 +38,6 @@ std::optional<Layer> layer(const Graph& g, const OpCall& op) {
     return l;
 }
 
-bool same_dims(const Graph& g, int32_t a, int32_t b) {
-    const Tensor* ta = tensor_at(g, a);
-    const Tensor* tb = tensor_at(g, b);
-    return ta && tb && ta->dtype == tb->dtype && ta->dims == tb->dims;
-}
-
 // The call writing `v`, seen through a view_copy that keeps its dims (dynamic-bound reshapes
 // stay calls): the writer's index and, when there is one, the view's. The view must be the only
 // reader of what it reads.
@@ -58,7 +52,8 @@ std::optional<Source> source(const Graph& g, const Uses& uses, int32_t v) {
     const OpCall& op = g.chain[w];
     if (op.name != "aten.view_copy.default" || op.args.size() != 3) return Source{w, std::nullopt};
     const int32_t in = op.args[0];
-    if (!same_dims(g, in, v) || !uses.private_to_one_reader(in) || uses.write_count(in) != 1) {
+    if (!same_tensor_type(g, in, v) || !uses.private_to_one_reader(in) ||
+        uses.write_count(in) != 1) {
         return std::nullopt;
     }
     return Source{uses.writer.at(in), w};
@@ -76,7 +71,7 @@ size_t fuse_gated_linear(Graph& g) {
         if (gate.name != M::name || gate.args.size() != M::count) continue;
         const int32_t a = gate.args[M::self], b = gate.args[M::other];
         if (a == b || !uses.private_to_one_reader(a) || !uses.private_to_one_reader(b) ||
-            !same_dims(g, a, b) || !same_dims(g, a, gate.args[M::out])) {
+            !same_tensor_type(g, a, b) || !same_tensor_type(g, a, gate.args[M::out])) {
             continue;
         }
         const auto sa = source(g, uses, a), sb = source(g, uses, b);
@@ -88,8 +83,8 @@ size_t fuse_gated_linear(Graph& g) {
         }
         const auto la = layer(g, g.chain[ia]), lb = layer(g, g.chain[ib]);
         if (!la || !lb || la->input != lb->input || la->eps != lb->eps ||
-            uses.write_count(la->input) > 1 || !same_dims(g, la->weights, lb->weights) ||
-            !same_dims(g, la->scales, lb->scales) ||
+            uses.write_count(la->input) > 1 || !same_tensor_type(g, la->weights, lb->weights) ||
+            !same_tensor_type(g, la->scales, lb->scales) ||
             number_at(g, la->group) != number_at(g, lb->group)) {
             continue;
         }

@@ -8,13 +8,7 @@
 namespace wgx::graph {
 namespace {
 
-// A float tensor with the dtype and dims of `ref`.
-bool same_tensor_type(const Graph& g, int32_t id, const Tensor& ref) {
-    const Tensor* t = tensor_at(g, id);
-    return t && t->dtype == ref.dtype && t->dims == ref.dims;
-}
-
-// The operands of add(a, b, alpha?) -> h when alpha is absent or 1.
+// Whether `op` is add(a, b, alpha?) -> h with alpha absent or 1.
 bool plain_add(const Graph& g, const OpCall& op) {
     if (op.name != "aten.add.Tensor" || (op.args.size() != 3 && op.args.size() != 4)) return false;
     if (op.args.size() == 4 && !is_null(g, op.args[2])) {
@@ -39,8 +33,8 @@ size_t fuse_residual_norm(Graph& g) {
         const int32_t a = add.args[0], b = add.args[1], h = add.args.back();
         const Tensor* ht = tensor_at(g, h);
         if (norm.args[0] != h || !ht || (ht->dtype != DType::f32 && ht->dtype != DType::f16) ||
-            !same_tensor_type(g, a, *ht) || !same_tensor_type(g, b, *ht) ||
-            !same_tensor_type(g, norm.args[3], *ht) || uses.write_count(h) != 1) {
+            !same_tensor_type(g, a, h) || !same_tensor_type(g, b, h) ||
+            !same_tensor_type(g, norm.args[3], h) || uses.write_count(h) != 1) {
             continue;
         }
         using S = schema::AddRmsNorm;

@@ -6,16 +6,6 @@
 #include "graph/schema/fused_ops.h"
 
 namespace wgx::graph {
-namespace {
-
-// A float tensor with the dtype and dims of `ref`.
-bool same_tensor_type(const Graph& g, int32_t id, const Tensor& ref) {
-    const Tensor* t = tensor_at(g, id);
-    return t && t->dtype == ref.dtype && t->dims == ref.dims;
-}
-
-}  // namespace
-
 size_t fuse_silu_mul(Graph& g) {
     const Uses uses = count_uses(g);
     ChainEdit edit(g);
@@ -25,7 +15,7 @@ size_t fuse_silu_mul(Graph& g) {
         const int32_t a = silu.args[0], s = silu.args[1];
         const Tensor* at = tensor_at(g, a);
         if (!at || (at->dtype != DType::f32 && at->dtype != DType::f16) ||
-            !same_tensor_type(g, s, *at) || uses.write_count(a) > 1 ||
+            !same_tensor_type(g, s, a) || uses.write_count(a) > 1 ||
             !uses.private_to_one_reader(s)) {
             continue;
         }
@@ -36,7 +26,7 @@ size_t fuse_silu_mul(Graph& g) {
             continue;
         }
         const int32_t b = mul.args[0] == s ? mul.args[1] : mul.args[0];
-        if (!same_tensor_type(g, b, *at) || !same_tensor_type(g, mul.args[2], *at) ||
+        if (!same_tensor_type(g, b, a) || !same_tensor_type(g, mul.args[2], a) ||
             uses.write_count(b) > 1) {
             continue;
         }

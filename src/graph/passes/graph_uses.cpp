@@ -54,6 +54,12 @@ std::optional<double> number_at(const Graph& g, int32_t id) {
     return std::nullopt;
 }
 
+bool same_tensor_type(const Graph& g, int32_t a, int32_t b) {
+    const Tensor* ta = tensor_at(g, a);
+    const Tensor* tb = tensor_at(g, b);
+    return ta && tb && ta->dtype == tb->dtype && ta->dims == tb->dims;
+}
+
 bool is_null(const Graph& g, int32_t id) {
     return id < 0 || (static_cast<size_t>(id) < g.values.size() &&
                       std::holds_alternative<Null>(g.values[static_cast<size_t>(id)]));

@@ -33,6 +33,8 @@ struct Uses {
 Uses count_uses(const Graph& graph);
 
 const Tensor* tensor_at(const Graph& graph, int32_t id);
+// Whether `a` and `b` are both tensors, of one dtype and the same dims.
+bool same_tensor_type(const Graph& graph, int32_t a, int32_t b);
 // The element count of a tensor of `dims`: 0 when a dim is 0, else their product, or -1 when a
 // dim is negative or the product overflows. graph_check bounds the product only for tensor
 // shapes without a zero dim (one with a zero is empty whatever the others say), and shapes in

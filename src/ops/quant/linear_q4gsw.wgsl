@@ -45,7 +45,8 @@ struct Params {
 //@WEIGHT_QUADS
 // With GATED the layer is a SwiGLU pair, out = silu(x w^T) * (x u^T): the C++ side fills this
 // line with the up weights u (words, scales and with QUADS quads again, bindings 9 to 11) and
-// up_word / up_scale / up_quad reading them; otherwise with stubs, never called.
+// up_word / up_scale / up_quad reading them; otherwise with functions returning 0, which no
+// kernel without GATED reaches.
 //@UP_WEIGHTS
 
 override WG: u32 = 256u;
