@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Export small PT2E-quantized models for the engine's tests: plain programs (no delegate), and
-the Vulkan quantizer's weight-only linear layers lowered with the VulkanPartitioner.
+"""Export small PT2E-quantized models for the engine's tests: plain programs (no delegate), the
+Vulkan quantizer's weight-only linear layers lowered with the VulkanPartitioner, and a static
+int8 network lowered with it (ExecuTorch's q8ta_* ops).
 
     python/.venv/bin/python python/export_pt2e.py --out tests/quant
     python/.venv/bin/python python/export_pt2e.py --out tests/quant --only conv_per_tensor
@@ -76,6 +77,29 @@ class ConvNet(nn.Module):
         return self.fc(y.mean((2, 3)))
 
 
+class StaticNet(nn.Module):
+    """Every layer the Vulkan delegate runs on int8 activations: a strided convolution with ReLU,
+    depthwise and pointwise ones, a residual add with a ReLU after it, a grouped and a dilated
+    convolution, a transposed one, and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pointwise = nn.Conv2d(8, 8, 1)
+        self.grouped = nn.Conv2d(8, 8, 3, padding=1, groups=2)
+        self.dilated = nn.Conv2d(8, 10, 3, padding=2, dilation=2)
+        self.up = nn.ConvTranspose2d(10, 8, 3, stride=2, padding=1, output_padding=1)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        a = torch.relu(self.conv(x))
+        b = torch.relu(a + self.pointwise(self.depthwise(a)))
+        c = torch.relu(self.grouped(nn.functional.max_pool2d(b, 2)))
+        d = self.up(self.dilated(c))
+        return self.fc(torch.relu(d.mean((2, 3))))
+
+
 class Mlp(nn.Module):
     """Linear layers: XNNPACK's dynamic config quantizes their inputs at run time."""
 
@@ -129,11 +153,32 @@ class Case:
     # VulkanPartitioner (its fusion passes write the quantized linear ops); 0: XNNPACKQuantizer,
     # no delegate.
     vulkan_bits: int = 0
+    # XNNPACKQuantizer's config lowered with the VulkanPartitioner (static int8: q8ta_* ops).
+    lower_vulkan: bool = False
     # A float output's limit on max abs error over max |expected| (the test's default: 2e-2).
     float_tolerance: float = 0.0
 
 
 CASES = [
+    Case(
+        "static_vulkan",
+        "static int8 convolutions (strided, depthwise, pointwise, grouped, dilated, transposed), "
+        "a quantized add and ReLU, and a linear layer on one row: the Vulkan delegate's q8ta_* ops",
+        StaticNet,
+        (1, 3, 13, 11),
+        per_channel=True,
+        dynamic=False,
+        lower_vulkan=True,
+    ),
+    Case(
+        "static_vulkan_batch2",
+        "the same network on two images (q8ta_linear instead of q8ta_linear_gemv)",
+        StaticNet,
+        (2, 3, 13, 11),
+        per_channel=True,
+        dynamic=False,
+        lower_vulkan=True,
+    ),
     Case(
         "conv_per_tensor",
         "convolutions, residual add, mean and linear; static int8, per-tensor weights",
@@ -243,7 +288,7 @@ def export_case(case: Case, out_dir: str) -> None:
     converted, exported, x = quantize(case, gen)
     with torch.no_grad():
         expected = converted(x)
-    if case.vulkan_bits:
+    if case.vulkan_bits or case.lower_vulkan:
         program = to_edge_transform_and_lower(exported, partitioner=[VulkanPartitioner()]).to_executorch()
     else:
         program = to_edge(exported).to_executorch()
@@ -259,7 +304,7 @@ def export_case(case: Case, out_dir: str) -> None:
         "name": case.name,
         "description": case.description,
         "quantizer": quantizer_name(case),
-        "delegate": "VulkanPartitioner" if case.vulkan_bits else "none",
+        "delegate": "VulkanPartitioner" if case.vulkan_bits or case.lower_vulkan else "none",
         "executorch": executorch_version,
         "torch": torch.__version__,
         "inputs": [{"file": "input_0.npy", "shape": list(x.shape), "dtype": "float32"}],

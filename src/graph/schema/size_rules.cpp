@@ -341,6 +341,37 @@ void convolution(SizeCall& c) {
     c.set_dims(last(c), out);
 }
 
+// et_vk.q8ta_conv2d{,_pw,_dw,_transposed} [x [N, C, H, W], .., weights (3), .., kernel_size (9),
+// stride, padding, (output_padding,) dilation, groups, activation, out]: the channels are the
+// weights' rows (the input's for depthwise weights [kH, kW, C_p]).
+void q8ta_conv(SizeCall& c, bool depthwise, bool transposed) {
+    const auto& in = c.dims(0);
+    const auto& w = c.dims(3);
+    if (in.size() != 4 || w.empty()) c.fail("expects a 4-D input and weights.");
+    auto pair = [&](size_t arg) {
+        std::vector<int64_t> v = c.int_list(arg);
+        if (v.size() == 1) v.push_back(v[0]);
+        if (v.size() != 2) c.fail("has a kernel, stride, padding or dilation without 2 values.");
+        return v;
+    };
+    const auto kernel = pair(9), stride = pair(10), padding = pair(11);
+    const auto output_padding = transposed ? pair(12) : std::vector<int64_t>{0, 0};
+    const auto dilation = pair(transposed ? 13 : 12);
+    std::vector<int64_t> out = {in[0], depthwise ? in[1] : w[0]};
+    for (size_t i = 0; i < 2; ++i) {
+        if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0) {
+            c.fail("has a stride or dilation below 1 or a negative padding.");
+        }
+        const int64_t k = dilation[i] * (kernel[i] - 1);
+        const int64_t o =
+            transposed ? (in[i + 2] - 1) * stride[i] - 2 * padding[i] + k + output_padding[i] + 1
+                       : (in[i + 2] + 2 * padding[i] - k - 1) / stride[i] + 1;
+        if (o < 1) c.fail("gives an empty output.");
+        out.push_back(o);
+    }
+    c.set_dims(last(c), out);
+}
+
 // split_with_sizes_copy [self, split_sizes, dim, outs]: piece k has split_sizes[k] along dim.
 void split_with_sizes(SizeCall& c) {
     const auto& in = c.dims(0);
@@ -619,6 +650,8 @@ constexpr std::array kSameAsInput = {
     "dim_order_ops._clone_dim_order.default",
     "et_vk.prepack.default",
     "et_vk.rms_norm.default",
+    "et_vk.q8ta_add.default",
+    "et_vk.q8ta_relu.default",
     "quantized_decomposed.quantize_per_tensor.default",
     "quantized_decomposed.quantize_per_tensor.tensor",
     "quantized_decomposed.quantize_per_channel.default",
@@ -709,6 +742,13 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("wgx.linear_dq8ca_q4gsw.default", linear_dq8ca_own_qparams);
         add(schema::GatedLinearQ4gsw::name, gated_linear_q4gsw);
         add("et_vk.embedding_q4gsw.default", embedding_q4gsw);
+        add("et_vk.q8ta_linear.default", linear_dq8ca);  // weights at 3, like it
+        add("et_vk.q8ta_linear_gemv.default", linear_dq8ca);
+        add("et_vk.linear_q8ta_q8csw.default", linear_dq8ca);
+        add("et_vk.q8ta_conv2d.default", [](SizeCall& c) { q8ta_conv(c, false, false); });
+        add("et_vk.q8ta_conv2d_pw.default", [](SizeCall& c) { q8ta_conv(c, false, false); });
+        add("et_vk.q8ta_conv2d_dw.default", [](SizeCall& c) { q8ta_conv(c, true, false); });
+        add("et_vk.q8ta_conv2d_transposed.default", [](SizeCall& c) { q8ta_conv(c, false, true); });
         add("quantized_decomposed.embedding_4bit.default", embedding_4bit);
         add("quantized_decomposed.embedding_4bit.dtype", embedding_4bit);
         add("quantized_decomposed.embedding_byte.default", embedding_byte);

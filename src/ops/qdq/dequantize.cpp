@@ -49,7 +49,7 @@ void record_dequantize(Recorder& rec, const Args& args, std::string_view name, c
                        size_t range_at) {
     const Tensor& q = args.tensor(0, "input");
     const Tensor& out = args.tensor(args.size() - 1, "out");
-    const DType dtype = quant_dtype_arg(args, range_at + 2, "dtype");
+    const DType dtype = quant_dtype_arg(args, range_at + 2, "dtype", q.dtype());
     quant_range_args(args, range_at, dtype);
     expect_dtype(args, q, dtype, "input");
     if (args.size() > range_at + 4) expect_dequantized_out(args, range_at + 3, out);

@@ -17,8 +17,10 @@ uint32_t storage_kind(DType dtype) {
     }
 }
 
-DType quant_dtype_arg(const Args& args, size_t i, std::string_view name) {
-    const std::optional<DType> dt = optional_scalar_type_arg(args, i, name);
+DType quant_dtype_arg(const Args& args, size_t i, std::string_view name,
+                      std::optional<DType> tensor_dtype) {
+    std::optional<DType> dt = optional_scalar_type_arg(args, i, name);
+    if (!dt && args.is_none(i)) dt = tensor_dtype;
     if (!dt || (*dt != DType::i8 && *dt != DType::u8 && *dt != DType::i32)) {
         args.fail(fmt::format("{} must be int8, uint8 or int32, got {}.", name,
                               dt ? dtype_name(*dt) : "none"));

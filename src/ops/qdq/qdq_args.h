@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "wgx/op.h"
@@ -14,8 +15,11 @@ namespace wgx::ops::qdq {
 // per word). int64 never appears: the reference accepts no 64-bit quantized dtype.
 uint32_t storage_kind(DType dtype);
 
-// The `dtype` argument (a c10 ScalarType code): int8, uint8 or int32.
-DType quant_dtype_arg(const Args& args, size_t i, std::string_view name);
+// The `dtype` argument (a c10 ScalarType code): int8, uint8 or int32. ExecuTorch's Vulkan
+// delegate writes its ScalarType arguments as none; there `tensor_dtype` (the quantized tensor's
+// own dtype) stands in, when given.
+DType quant_dtype_arg(const Args& args, size_t i, std::string_view name,
+                      std::optional<DType> tensor_dtype = std::nullopt);
 
 struct QuantRange {
     int32_t min, max;

@@ -47,7 +47,7 @@ void record_quantize(Recorder& rec, const Args& args, std::string_view name, con
                      size_t range_at) {
     const Tensor& x = args.tensor(0, "input");
     const Tensor& out = args.tensor(args.size() - 1, "out");
-    const DType dtype = quant_dtype_arg(args, range_at + 2, "dtype");
+    const DType dtype = quant_dtype_arg(args, range_at + 2, "dtype", out.dtype());
     const QuantRange range = quant_range_args(args, range_at, dtype);
     expect_dtype(args, x, DType::f32, "input");
     expect_dtype(args, out, dtype, "out");
