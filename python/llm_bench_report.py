@@ -69,6 +69,8 @@ def profile_tables(records: list[dict]) -> list[str]:
         host = ""
         if "decode_step_host_ms" in r:
             host = f" ({r['decode_step_host_ms']:.3f} ms on the host before the wait)"
+        if "decode_step_pipelined_ms" in r:
+            host += f"; {r['decode_step_pipelined_ms']:.3f} ms a step submitted back to back"
         read, sample = r["decode_step_with_logits_ms"], r["sample_ms"]
         return f"{host}; with its logits read back {read:.3f} ms, sampling {sample:.3f} ms"
 
