@@ -80,7 +80,8 @@ class ConvNet(nn.Module):
 class StaticNet(nn.Module):
     """Every layer the Vulkan delegate runs on int8 activations: a strided convolution with ReLU,
     depthwise and pointwise ones, a residual add with a ReLU after it, a grouped and a dilated
-    convolution, a transposed one, and a classifier."""
+    convolution, a transposed one, a pixel shuffle between two convolutions, and a
+    classifier."""
 
     def __init__(self):
         super().__init__()
@@ -90,6 +91,7 @@ class StaticNet(nn.Module):
         self.grouped = nn.Conv2d(8, 8, 3, padding=1, groups=2)
         self.dilated = nn.Conv2d(8, 10, 3, padding=2, dilation=2)
         self.up = nn.ConvTranspose2d(10, 8, 3, stride=2, padding=1, output_padding=1)
+        self.shuffled = nn.Conv2d(2, 8, 3, stride=2)
         self.fc = nn.Linear(8, 10)
 
     def forward(self, x):
@@ -97,7 +99,8 @@ class StaticNet(nn.Module):
         b = torch.relu(a + self.pointwise(self.depthwise(a)))
         c = torch.relu(self.grouped(nn.functional.max_pool2d(b, 2)))
         d = self.up(self.dilated(c))
-        return self.fc(torch.relu(d.mean((2, 3))))
+        e = self.shuffled(nn.functional.pixel_shuffle(d, 2))
+        return self.fc(torch.relu(e.mean((2, 3))))
 
 
 class Mlp(nn.Module):

@@ -7,7 +7,8 @@
 // 1 x 1, depthwise (padded weight rows) and transposed (a scatter reference, not the kernel's
 // gather), odd sizes, bias and none, relu and none; linear layers of one and several rows; the
 // float-in, float-out linear_q8ta_q8csw; q8ta_add (alpha 1 and not) and q8ta_relu over sizes
-// that are not a multiple of four. Inputs are seeded random int8 values, outputs poisoned first.
+// that are not a multiple of four; q8ta_pixel_shuffle (factors 2 and 3, requantized). Inputs are
+// seeded random int8 values, outputs poisoned first.
 #include <algorithm>
 #include <cmath>
 
@@ -327,6 +328,42 @@ TEST(Q8taOps, AddAndReluMatchFloat64) {
                                             aq.scale, aq.zero_point, oq.scale, oq.zero_point, out});
         expect_requantized(out.get_data<int8_t>(), want, oq, "q8ta_relu " + shape_string(shape));
     }
+}
+
+TEST(Q8taOps, PixelShuffleMatchesFloat64) {
+    struct Case {
+        Shape in;
+        int64_t r;
+    };
+    for (const Case& c : std::vector<Case>{{{2, 8, 3, 5}, 2}, {{1, 18, 2, 3}, 3}}) {
+        const auto n = size_t(numel(c.in));
+        const auto x = random_ints(n, 4700 + uint32_t(n), -128, 127);
+        const QP xq{0.02, 9}, oq{0.03, -4};
+        const int64_t C = c.in[1] / (c.r * c.r), H = c.in[2] * c.r, W = c.in[3] * c.r;
+        std::vector<double> want;
+        for (int64_t b = 0; b < c.in[0]; ++b) {
+            for (int64_t ch = 0; ch < C; ++ch) {
+                for (int64_t h = 0; h < H; ++h) {
+                    for (int64_t w = 0; w < W; ++w) {
+                        const int64_t ic = ch * c.r * c.r + (h % c.r) * c.r + w % c.r;
+                        const int32_t q =
+                            x[size_t(((b * c.in[1] + ic) * c.in[2] + h / c.r) * c.in[3] + w / c.r)];
+                        want.push_back((q - xq.zero_point) * xq.scale);
+                    }
+                }
+            }
+        }
+        Tensor out = ctx().tensor(DType::i8, {c.in[0], C, H, W});
+        out.set_data(std::vector<int8_t>(n, int8_t(-77)));
+        run(op("et_vk.q8ta_pixel_shuffle.default"),
+            {ctx().tensor(DType::i8, c.in).set_data(to_int8(x)), xq.scale, xq.zero_point,
+             1.0 / oq.scale, oq.zero_point, c.r, out});
+        expect_requantized(out.get_data<int8_t>(), want, oq, "pixel shuffle " + shape_string(c.in));
+    }
+    expect_invalid("et_vk.q8ta_pixel_shuffle.default",
+                   {ctx().tensor(DType::i8, {1, 6, 2, 2}), 0.1, int64_t(0), 10.0, int64_t(0),
+                    int64_t(2), ctx().tensor(DType::i8, {1, 1, 4, 4})},
+                   "upscale_factor");
 }
 
 TEST(Q8taOps, RejectBadArguments) {

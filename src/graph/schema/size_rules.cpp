@@ -372,6 +372,16 @@ void q8ta_conv(SizeCall& c, bool depthwise, bool transposed) {
     c.set_dims(last(c), out);
 }
 
+// et_vk.q8ta_pixel_shuffle [x [N, C * r * r, H, W], .., upscale_factor r (5), out]
+void q8ta_pixel_shuffle(SizeCall& c) {
+    const auto& in = c.dims(0);
+    const int64_t r = c.integer(5);
+    if (in.size() != 4 || r < 1 || in[1] % (r * r) != 0) {
+        c.fail("expects a 4-D input whose channels the square of upscale_factor divides.");
+    }
+    c.set_dims(last(c), {in[0], in[1] / (r * r), in[2] * r, in[3] * r});
+}
+
 // split_with_sizes_copy [self, split_sizes, dim, outs]: piece k has split_sizes[k] along dim.
 void split_with_sizes(SizeCall& c) {
     const auto& in = c.dims(0);
@@ -748,6 +758,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("et_vk.q8ta_conv2d.default", [](SizeCall& c) { q8ta_conv(c, false, false); });
         add("et_vk.q8ta_conv2d_pw.default", [](SizeCall& c) { q8ta_conv(c, false, false); });
         add("et_vk.q8ta_conv2d_dw.default", [](SizeCall& c) { q8ta_conv(c, true, false); });
+        add("et_vk.q8ta_pixel_shuffle.default", q8ta_pixel_shuffle);
         add("et_vk.q8ta_conv2d_transposed.default", [](SizeCall& c) { q8ta_conv(c, false, true); });
         add("quantized_decomposed.embedding_4bit.default", embedding_4bit);
         add("quantized_decomposed.embedding_4bit.dtype", embedding_4bit);
