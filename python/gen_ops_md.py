@@ -51,7 +51,7 @@ TESTS_BY_FAMILY = {
     "norm": "Norm*",
     "shape": "Shape*, FillOps, StateOps",
     "llm": "LlmOps, DeltaNetOps, SplitBindings",
-    "quant": "QuantOps, LlmQuant (tests/programs)",
+    "quant": "QuantOps, Q8taOps, LlmQuant and QuantPrograms (tests/programs)",
     "qdq": "QuantDecomposed, QuantPrograms",
 }
 
