@@ -111,7 +111,13 @@ def main() -> int:
             profile = first["decode_profile"]
             record["decode_step_ms"] = first["decode_step_ms"]
             # The step with its logits read back, and the sampling (absent from older builds).
-            for key in ("decode_step_host_ms", "decode_step_pipelined_ms", "decode_step_with_logits_ms", "sample_ms"):
+            for key in (
+                "decode_step_host_ms",
+                "decode_step_pipelined_ms",
+                "decode_step_host_phases_ms",
+                "decode_step_with_logits_ms",
+                "sample_ms",
+            ):
                 if key in first:
                     record[key] = first[key]
             record["profile"] = {k: v for k, v in profile.items() if k != "ops"}

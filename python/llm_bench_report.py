@@ -71,6 +71,9 @@ def profile_tables(records: list[dict]) -> list[str]:
             host = f" ({r['decode_step_host_ms']:.3f} ms on the host before the wait)"
         if "decode_step_pipelined_ms" in r:
             host += f"; {r['decode_step_pipelined_ms']:.3f} ms a step submitted back to back"
+        if "decode_step_host_phases_ms" in r:
+            phases = ", ".join(f"{k} {v:.3f}" for k, v in r["decode_step_host_phases_ms"].items())
+            host += f"; host phases (ms): {phases}"
         read, sample = r["decode_step_with_logits_ms"], r["sample_ms"]
         return f"{host}; with its logits read back {read:.3f} ms, sampling {sample:.3f} ms"
 

@@ -303,6 +303,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     const double decode_tps = decode_steps > 0 ? decode_steps / decode_s : 0.0;
     std::optional<ProfileSummary> profile;
     double step_ms = 0, host_ms = 0, step_read_ms = 0, sample_ms = 0, pipelined_ms = 0;
+    RunTimes host_phases;  // medians of each phase
     if (opt.profile) {
         // One more decode step, run again and again at the same position (each run writes the
         // same cache row): its median wall time and the GPU time of every op.
@@ -314,10 +315,16 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         // What a generated token costs beside the step: the logits read back, then sampled.
         // And the host's share of the step: run() returns once the work is submitted.
         std::vector<double> walls, host_walls, read_walls, sample_walls;
+        std::vector<double> prepare_walls, write_walls, submit_walls, ahead_walls;
         for (int i = 0; i < opt.profile_runs; ++i) {
             auto ts = std::chrono::steady_clock::now();
             runner.run(step);
             host_walls.push_back(seconds_since(ts) * 1e3);
+            const RunTimes phases = runner.last_run_times();
+            prepare_walls.push_back(phases.prepare_ms);
+            write_walls.push_back(phases.write_ms);
+            submit_walls.push_back(phases.submit_ms);
+            ahead_walls.push_back(phases.encode_ahead_ms);
             ctx.sync();
             walls.push_back(seconds_since(ts) * 1e3);
             ts = std::chrono::steady_clock::now();
@@ -338,6 +345,8 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         }
         step_ms = median(walls);
         host_ms = median(host_walls);
+        host_phases = {median(prepare_walls), median(write_walls), median(submit_walls),
+                       median(ahead_walls)};
         step_read_ms = median(read_walls);
         sample_ms = median(sample_walls);
         profile = profile_runs([&] { return runner.profile(step); }, opt.profile_runs);
@@ -362,6 +371,10 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
             j["decode_step_ms"] = step_ms;
             j["decode_step_host_ms"] = host_ms;
             j["decode_step_pipelined_ms"] = pipelined_ms;
+            j["decode_step_host_phases_ms"] = {{"prepare", host_phases.prepare_ms},
+                                               {"write_inputs", host_phases.write_ms},
+                                               {"submit", host_phases.submit_ms},
+                                               {"encode_ahead", host_phases.encode_ahead_ms}};
             j["decode_step_with_logits_ms"] = step_read_ms;
             j["sample_ms"] = sample_ms;
             j["decode_profile"] = profile_json(*profile);
@@ -382,6 +395,12 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
                        "waiting; with its logits read back {:.3f} ms; sampling {:.3f} ms\n",
                        std::min(gen.position(), gen.context_length() - 1), step_ms, host_ms,
                        pipelined_ms, opt.profile_runs, step_read_ms, sample_ms);
+            fmt::print(stderr,
+                       "the host's share by phase (medians): sizes and recording {:.3f} ms, "
+                       "inputs written {:.3f} ms, submission {:.3f} ms, the next step encoded "
+                       "ahead {:.3f} ms\n",
+                       host_phases.prepare_ms, host_phases.write_ms, host_phases.submit_ms,
+                       host_phases.encode_ahead_ms);
             std::fflush(stderr);
             print_profile(*profile, step_ms, opt.top);
         }

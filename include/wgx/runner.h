@@ -59,6 +59,14 @@ struct HostTensor {
     }
 };
 
+// Where the host's time of the last Runner::run went, in milliseconds: finding its recording
+// (the sizes inferred from the inputs, the recording looked up), writing the inputs, the
+// submission (the encoding included when it was not done ahead), and encoding the next run
+// ahead after the submission, while the GPU works.
+struct RunTimes {
+    double prepare_ms = 0, write_ms = 0, submit_ms = 0, encode_ahead_ms = 0;
+};
+
 class Runner {
   public:
     // Allocates the program's buffers on `context` and uploads its constants. Throws like
@@ -86,6 +94,8 @@ class Runner {
     void reset_state();
     // Whether the program has state.
     bool has_state() const;
+    // The host's time of the last run() by phase.
+    RunTimes last_run_times() const;
     // How many recordings (one per distinct set of sizes) the runner holds now.
     size_t recordings() const;
 

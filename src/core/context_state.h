@@ -99,6 +99,10 @@ class RecordingState {
     // these commands, else encoded now in growing chunks. A submit that repeats the previous
     // one's commands then encodes the next run ahead, while the GPU works (see submit()).
     uint64_t submit();
+    // The last submit()'s host time: submitting (with the encoding, when nothing was encoded
+    // ahead) and encoding the next run ahead after it, in milliseconds.
+    double last_submit_ms() const { return last_submit_ms_; }
+    double last_encode_ahead_ms() const { return last_encode_ahead_ms_; }
     // Whether the next submit() has its command buffer encoded already (tests).
     bool encoded_ahead() const { return ahead_ && ahead_version_ == version_; }
     // Runs the commands once with every dispatch timed; waits for the result.
@@ -132,6 +136,7 @@ class RecordingState {
     gpu::CommandBuffer ahead_;  // the next run, encoded ahead (version ahead_version_)
     uint64_t ahead_version_ = 0;
     bool encode_ahead_;
+    double last_submit_ms_ = 0, last_encode_ahead_ms_ = 0;
     bool builtin_op_ = false;
     // Scratch buffers are held as buffers, not Tensors: a Tensor holds its context, and the
     // context holds this recording.

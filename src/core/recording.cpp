@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 
@@ -174,6 +175,11 @@ uint64_t RecordingState::submit() {
     // only on the recording, hence the version check. A recording submitted only once (a new
     // photo size, a one-off op) is not encoded ahead: only a submit that repeats the previous
     // one's commands predicts another.
+    using Clock = std::chrono::steady_clock;
+    const auto ms_since = [](Clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    };
+    const auto t0 = Clock::now();
     uint64_t submission;
     const bool replay = last_submitted_version_ == version_;
     if (ahead_ && ahead_version_ == version_) {
@@ -184,11 +190,15 @@ uint64_t RecordingState::submit() {
         submission = submit_in_chunks();
     }
     last_submitted_version_ = version_;
+    last_submit_ms_ = ms_since(t0);
+    last_encode_ahead_ms_ = 0;
     if (replay && encode_ahead_) {
+        const auto t1 = Clock::now();
         gpu::Encoder encoder(ctx_.device());
         encode(encoder);
         ahead_ = encoder.finish();
         ahead_version_ = version_;
+        last_encode_ahead_ms_ = ms_since(t1);
     }
     return submission;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 
 #include "core/context_state.h"
@@ -61,6 +62,7 @@ struct Runner::State {
     std::vector<int32_t> live_values;
     std::vector<size_t> symint_ids;  // the values that are SymInts, found once at load
     std::vector<Recorded> recorded;  // most recently used last
+    RunTimes last_times;
 
     State(Context c, Program p)
         : context(std::move(c)), program(std::move(p)), buffers(*context.state(), program) {
@@ -172,11 +174,22 @@ Runner::State::Recorded& Runner::State::recording_for(std::span<const HostTensor
 void Runner::prepare(std::span<const HostTensor> inputs) { state_->recording_for(inputs); }
 
 std::vector<Tensor> Runner::run(std::span<const HostTensor> inputs) {
+    using Clock = std::chrono::steady_clock;
+    const auto ms = [](Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    const auto t0 = Clock::now();
     State::Recorded& r = state_->recording_for(inputs);
+    const auto t1 = Clock::now();
     for (size_t k = 0; k < inputs.size(); ++k) r.inputs[k].set_bytes(inputs[k].bytes);
+    const auto t2 = Clock::now();
     state_->context.state()->set_last_submission(r.recording->submit());
+    state_->last_times = {ms(t0, t1), ms(t1, t2), r.recording->last_submit_ms(),
+                          r.recording->last_encode_ahead_ms()};
     return r.outputs;
 }
+
+RunTimes Runner::last_run_times() const { return state_->last_times; }
 
 Profile Runner::profile(std::span<const HostTensor> inputs) {
     state_->context.state()->ensure_usable();
