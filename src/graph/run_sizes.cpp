@@ -223,20 +223,33 @@ void mark_dynamic_values(Graph& graph) {
 }
 
 RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs) {
+    RunSizes sizes;
+    infer_run_sizes_into(graph, inputs, sizes);
+    return sizes;
+}
+
+void infer_run_sizes_into(const Graph& graph, std::span<const RunInput> inputs, RunSizes& sizes) {
     if (inputs.size() != graph.input_ids.size()) {
         throw InvalidArgument(fmt::format("{}: expected {} inputs, got {}.", graph.origin,
                                           graph.input_ids.size(), inputs.size()));
     }
-    RunSizes sizes;
-    sizes.dims.resize(graph.values.size());
-    sizes.ints.resize(graph.values.size(), 0);
-    for (size_t id = 0; id < graph.values.size(); ++id) {
+    const size_t n = graph.values.size();
+    if (sizes.dims.size() != n || sizes.dynamic.size() != n) {
+        sizes = RunSizes{};
+        sizes.dims.resize(n);
+        sizes.ints.resize(n, 0);
+        sizes.host.resize(n);
+        sizes.dynamic = dynamic_values(graph);
+    }
+    for (size_t id = 0; id < n; ++id) {
         const Value& v = graph.values[id];
-        if (const auto* t = std::get_if<Tensor>(&v)) sizes.dims[id] = t->dims;
+        if (const auto* t = std::get_if<Tensor>(&v)) {
+            sizes.dims[id].assign(t->dims.begin(), t->dims.end());  // keeps its capacity
+        }
         if (const auto* x = std::get_if<Int>(&v)) sizes.ints[id] = x->value;
         if (const auto* x = std::get_if<SymInt>(&v)) sizes.ints[id] = x->value;
+        sizes.host[id].clear();
     }
-    sizes.host.resize(graph.values.size());
     for (size_t k = 0; k < inputs.size(); ++k) {
         const int32_t id = graph.input_ids[k];
         const auto& t = std::get<Tensor>(graph.values[static_cast<size_t>(id)]);
@@ -264,7 +277,7 @@ RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs) {
     // Only the part of the graph that follows a dynamic input or a symbolic integer
     // (mark_dynamic_values) runs its rules: an op whose arguments all keep the file's sizes
     // keeps the file's sizes for its outputs too, whatever shape a fused op's output was given.
-    const std::vector<bool> dynamic = dynamic_values(graph);
+    const std::vector<bool>& dynamic = sizes.dynamic;
     for (size_t i = 0; i < graph.chain.size(); ++i) {
         const OpCall& call = graph.chain[i];
         bool follows = follows_dynamic(graph, call, dynamic);
@@ -280,7 +293,6 @@ RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs) {
             check_unchanged(graph, i, sizes);
         }
     }
-    return sizes;
 }
 
 }  // namespace wgx::graph

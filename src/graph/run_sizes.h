@@ -33,6 +33,9 @@ struct RunSizes {
     // with data, and what a few ops make of them (select, view), so that a scalar read of a
     // cache position (_local_scalar_dense) needs no GPU read-back. Empty when unknown.
     std::vector<std::vector<std::byte>> host;
+    // Per value id: whether it follows a dynamic input or a symbolic integer (the part of the
+    // graph whose rules run), found once for the graph and kept by infer_run_sizes_into.
+    std::vector<bool> dynamic;
 };
 
 // The sizes a run with these inputs (in the program's input order) has. Throws LoadError naming
@@ -40,6 +43,9 @@ struct RunSizes {
 // inputs differ from the sizes the file gives, a size beyond its planned bound, a
 // select_as_symint of a value that only the GPU knows).
 RunSizes infer_run_sizes(const Graph& graph, std::span<const RunInput> inputs);
+// The same into `sizes`: a RunSizes of an earlier run of the same graph keeps its vectors (no
+// allocation for values whose sizes hold) and its `dynamic`, as a runner calls it every run.
+void infer_run_sizes_into(const Graph& graph, std::span<const RunInput> inputs, RunSizes& sizes);
 
 // The inputs of a run at the sizes the file gives (their bounds), without data.
 std::vector<RunInput> declared_inputs(const Graph& graph);

@@ -21,15 +21,14 @@ constexpr size_t kMaxRecordings = 8;
 
 // What decides a recording besides the symbolic integers its ops baked in: every tensor's
 // sizes.
-std::vector<int64_t> sizes_key(const graph::Graph& graph, const graph::RunSizes& sizes) {
-    std::vector<int64_t> key;
+void sizes_key(const graph::Graph& graph, const graph::RunSizes& sizes, std::vector<int64_t>& key) {
+    key.clear();
     for (size_t id = 0; id < graph.values.size(); ++id) {
         if (std::holds_alternative<graph::Tensor>(graph.values[id])) {
             key.push_back(static_cast<int64_t>(sizes.dims[id].size()));
             key.insert(key.end(), sizes.dims[id].begin(), sizes.dims[id].end());
         }
     }
-    return key;
 }
 
 }  // namespace
@@ -63,6 +62,9 @@ struct Runner::State {
     std::vector<size_t> symint_ids;  // the values that are SymInts, found once at load
     std::vector<Recorded> recorded;  // most recently used last
     RunTimes last_times;
+    // The last run's sizes and key, kept so that the next run reuses their vectors.
+    graph::RunSizes sizes;
+    std::vector<int64_t> key;
 
     State(Context c, Program p)
         : context(std::move(c)), program(std::move(p)), buffers(*context.state(), program) {
@@ -153,8 +155,10 @@ Runner::State::Recorded& Runner::State::recording_for(std::span<const HostTensor
         }
         run_inputs.push_back(graph::RunInput{in.shape, in.bytes});
     }
-    const graph::RunSizes sizes = graph::infer_run_sizes(graph, run_inputs);
-    std::vector<int64_t> key = sizes_key(graph, sizes);
+    graph::infer_run_sizes_into(graph, run_inputs, s.sizes);
+    const graph::RunSizes& sizes = s.sizes;
+    std::vector<int64_t>& key = s.key;
+    sizes_key(graph, sizes, key);
     s.write_live_ints(sizes);
 
     State::Recorded* r = nullptr;
@@ -167,7 +171,7 @@ Runner::State::Recorded& Runner::State::recording_for(std::span<const HostTensor
             break;
         }
     }
-    if (r == nullptr) r = &s.record(std::move(key), sizes);
+    if (r == nullptr) r = &s.record(key, sizes);
     return *r;
 }
 
