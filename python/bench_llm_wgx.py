@@ -123,6 +123,12 @@ def main() -> int:
             record["profile"] = {k: v for k, v in profile.items() if k != "ops"}
             record["profile"]["top_ops"] = profile["ops"][:12]
             record["profile"]["by_kind"] = by_kind(profile["ops"])
+            if "prefill_profile" in first:  # one prefill chunk (absent from older builds)
+                pre = first["prefill_profile"]
+                record["prefill_chunk_tokens"] = first["prefill_chunk_tokens"]
+                record["prefill_chunk_ms"] = first["prefill_chunk_ms"]
+                record["prefill_profile"] = {k: v for k, v in pre.items() if k != "ops"}
+                record["prefill_profile"]["by_kind"] = by_kind(pre["ops"])
     except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as error:
         record["error"] = f"{type(error).__name__}: {error}"[:2000]
         status = 1

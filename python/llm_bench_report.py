@@ -77,6 +77,25 @@ def profile_tables(records: list[dict]) -> list[str]:
         read, sample = r["decode_step_with_logits_ms"], r["sample_ms"]
         return f"{host}; with its logits read back {read:.3f} ms, sampling {sample:.3f} ms"
 
+    def kind_rows(kinds: list[dict]) -> list[str]:
+        rows = [
+            "",
+            "| op | calls | dispatches | GPU ms | share | kernels |",
+            "| --- | ---: | ---: | ---: | ---: | --- |",
+        ]
+        for k in kinds[:14]:
+            rows.append(
+                f"| {k['op']} | {k['calls']} | {k['dispatches']} | {k['ms']:.3f} | {100 * k['share']:.1f}% "
+                f"| {', '.join(k['kernels'])} |"
+            )
+        rest = kinds[14:]
+        if rest:
+            rows.append(
+                f"| {len(rest)} other kinds | {sum(k['calls'] for k in rest)} | {sum(k['dispatches'] for k in rest)} "
+                f"| {sum(k['ms'] for k in rest):.3f} | {100 * sum(k['share'] for k in rest):.1f}% | |"
+            )
+        return rows
+
     lines = []
     for r in records:
         kinds = r.get("profile", {}).get("by_kind") if r.get("kind") == "result" else None
@@ -88,21 +107,17 @@ def profile_tables(records: list[dict]) -> list[str]:
             f"Decode step of wgx {r['precision']} {r['mode']}: {r['decode_step_ms']:.3f} ms wall (median of "
             f"{prof.get('runs', '?')}){readback(r)}, {prof['gpu_sum_ms']:.3f} ms GPU time summed over "
             f"{prof['dispatches']} dispatches:",
-            "",
-            "| op | calls | dispatches | GPU ms | share | kernels |",
-            "| --- | ---: | ---: | ---: | ---: | --- |",
+            *kind_rows(kinds),
         ]
-        for k in kinds[:14]:
-            lines.append(
-                f"| {k['op']} | {k['calls']} | {k['dispatches']} | {k['ms']:.3f} | {100 * k['share']:.1f}% "
-                f"| {', '.join(k['kernels'])} |"
-            )
-        rest = kinds[14:]
-        if rest:
-            lines.append(
-                f"| {len(rest)} other kinds | {sum(k['calls'] for k in rest)} | {sum(k['dispatches'] for k in rest)} "
-                f"| {sum(k['ms'] for k in rest):.3f} | {100 * sum(k['share'] for k in rest):.1f}% | |"
-            )
+        pre = r.get("prefill_profile")
+        if pre:
+            lines += [
+                "",
+                f"Prefill chunk of {r['prefill_chunk_tokens']} tokens, wgx {r['precision']} {r['mode']}: "
+                f"{r['prefill_chunk_ms']:.3f} ms wall, {pre['gpu_sum_ms']:.3f} ms GPU time summed over "
+                f"{pre['dispatches']} dispatches:",
+                *kind_rows(pre["by_kind"]),
+            ]
     return lines
 
 

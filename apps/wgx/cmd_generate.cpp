@@ -204,6 +204,40 @@ int chat(const GenerateOptions& opt, Generator& gen, Sampler& sampler, const tex
     return 0;
 }
 
+// One prefill chunk of the prompt (as many of its tokens as a run takes, at position 0; the
+// cache rows it writes are written again by any later prefill): its median wall time and the GPU
+// time of every op. None when a fixed-size export takes more tokens than the prompt has.
+struct PrefillProfile {
+    int64_t tokens = 0;
+    double wall_ms = 0;
+    ProfileSummary profile;
+};
+
+std::optional<PrefillProfile> profile_prefill(Runner& runner, const Generator& gen,
+                                              const std::vector<int64_t>& prompt, int runs) {
+    const bool fixed = !runner.program().inputs()[0].dynamic_bound;
+    const auto n = static_cast<int64_t>(prompt.size());
+    if (fixed && n < gen.max_chunk()) return std::nullopt;
+    PrefillProfile out;
+    out.tokens = std::min(gen.max_chunk(), n);
+    const int64_t pos[1] = {0};
+    const std::vector<HostTensor> chunk = {
+        HostTensor::of<int64_t>(
+            std::span<const int64_t>(prompt.data(), static_cast<size_t>(out.tokens)),
+            {1, out.tokens}),
+        HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})};
+    std::vector<double> walls;
+    for (int i = 0; i < runs; ++i) {
+        const auto ts = std::chrono::steady_clock::now();
+        runner.run(chunk);
+        runner.context().sync();
+        walls.push_back(seconds_since(ts) * 1e3);
+    }
+    out.wall_ms = median(walls);
+    out.profile = profile_runs([&] { return runner.profile(chunk); }, runs);
+    return out;
+}
+
 int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     if (opt.chat) {
         if (opt.profile) throw InvalidArgument("--profile times one decode step; not with --chat.");
@@ -302,6 +336,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
     const auto decode_steps = static_cast<double>(tokens.size() - 1);
     const double decode_tps = decode_steps > 0 ? decode_steps / decode_s : 0.0;
     std::optional<ProfileSummary> profile;
+    std::optional<PrefillProfile> prefill;
     double step_ms = 0, host_ms = 0, step_read_ms = 0, sample_ms = 0, pipelined_ms = 0;
     RunTimes host_phases;  // medians of each phase
     if (opt.profile) {
@@ -350,6 +385,7 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
         step_read_ms = median(read_walls);
         sample_ms = median(sample_walls);
         profile = profile_runs([&] { return runner.profile(step); }, opt.profile_runs);
+        prefill = profile_prefill(runner, gen, prompt, std::min(opt.profile_runs, 5));
     }
     if (opt.json) {
         nlohmann::json j;
@@ -379,6 +415,11 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
             j["sample_ms"] = sample_ms;
             j["decode_profile"] = profile_json(*profile);
         }
+        if (prefill) {
+            j["prefill_chunk_tokens"] = prefill->tokens;
+            j["prefill_chunk_ms"] = prefill->wall_ms;
+            j["prefill_profile"] = profile_json(prefill->profile);
+        }
         fmt::print("{}\n", j.dump());
     } else {
         fmt::print("\n");
@@ -403,6 +444,12 @@ int generate(const GlobalOptions& global, const GenerateOptions& opt) {
                        host_phases.encode_ahead_ms);
             std::fflush(stderr);
             print_profile(*profile, step_ms, opt.top);
+        }
+        if (prefill) {
+            fmt::print(stderr, "\none prefill chunk of {} tokens at position 0: median {:.3f} ms\n",
+                       prefill->tokens, prefill->wall_ms);
+            std::fflush(stderr);
+            print_profile(prefill->profile, prefill->wall_ms, opt.top);
         }
     }
     return 0;
@@ -440,7 +487,8 @@ void add_generate_command(Cli& cli, GlobalOptions& global) {
                "timed generation, so that its rates leave out the first recording",
                {.show_default = true, .range = std::pair{0, 100}});
     cmd.flag("--profile", opt.profile,
-             "After generating, time one more decode step: GPU time per op from timestamps");
+             "After generating, time one more decode step and one prefill chunk of the prompt: GPU "
+             "time per op from timestamps");
     cmd.option("--profile-runs", opt.profile_runs, "Runs of that step for --profile (median)",
                {.show_default = true, .range = std::pair{1, 10000}});
     cmd.option("--top", opt.top, "Rows of the --profile table", {.show_default = true});
