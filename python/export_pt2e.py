@@ -158,6 +158,8 @@ class Case:
     vulkan_bits: int = 0
     # XNNPACKQuantizer's config lowered with the VulkanPartitioner (static int8: q8ta_* ops).
     lower_vulkan: bool = False
+    # A torchao config applied with torchao.quantization.quantize_ instead of the PT2E flow.
+    torchao: str = ""
     # A float output's limit on max abs error over max |expected| (the test's default: 2e-2).
     float_tolerance: float = 0.0
 
@@ -217,6 +219,18 @@ CASES = [
         quantizer=False,
     ),
     Case(
+        "linear_torchao_int8",
+        "two linear layers quantized with torchao's quantize_(Int8WeightOnlyConfig()): int8 weights "
+        "dequantized by plain ops (a dtype copy and a per-channel multiply) before the matmul",
+        WideMlp,
+        (3, 64),
+        per_channel=True,
+        dynamic=False,
+        quantizer=False,
+        torchao="Int8WeightOnlyConfig",
+        float_tolerance=1e-4,
+    ),
+    Case(
         "linear_vulkan_w4",
         "two linear layers with 4-bit per-channel weights (VulkanQuantizer, weight-only; "
         "et_vk.linear_qcs4w in the Vulkan delegate)",
@@ -250,6 +264,10 @@ def quantize(case: Case, gen: torch.Generator):
     model = case.model().eval()
     calibration = [torch.randn(case.input_shape, generator=gen) for _ in range(4)]
     example = (calibration[0],)
+    if case.torchao:
+        import torchao.quantization
+
+        torchao.quantization.quantize_(model, getattr(torchao.quantization, case.torchao)())
     if not case.quantizer:
         return model, torch.export.export(model, example), torch.randn(case.input_shape, generator=gen)
     captured = torch.export.export(model, example).module()
@@ -277,6 +295,8 @@ def output_step(exported) -> float:
 
 
 def quantizer_name(case: Case) -> str:
+    if case.torchao:
+        return f"torchao.quantization.quantize_({case.torchao}())"
     if not case.quantizer:
         return "none (the model calls the quantized_decomposed ops)"
     if case.vulkan_bits:
