@@ -62,6 +62,7 @@ class Generator {
 
   private:
     void read_logits(const Tensor& out);
+    void prepare_next_step();
 
     Runner& runner_;
     int64_t context_ = 0;

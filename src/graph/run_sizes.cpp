@@ -97,7 +97,14 @@ std::vector<int32_t> SizeCall::tensor_ids(size_t i) const {
 
 std::span<const std::byte> SizeCall::host_bytes(size_t i) const {
     const int32_t v = id(i);
-    if (!sizes_.host[static_cast<size_t>(v)].empty()) return sizes_.host[static_cast<size_t>(v)];
+    if (!sizes_.host[static_cast<size_t>(v)].empty()) {
+        // A rule that reads values (not one that carries them on) makes the sizes depend on them.
+        const int32_t origin = sizes_.host_origin[static_cast<size_t>(v)];
+        if (origin >= 0 && reads_data_for_sizes(call().name)) {
+            sizes_.input_values_read[static_cast<size_t>(origin)] = true;
+        }
+        return sizes_.host[static_cast<size_t>(v)];
+    }
     if (const auto* t = std::get_if<Tensor>(&graph_.values[static_cast<size_t>(v)])) {
         if (t->constant_id >= 0) {
             return std::as_bytes(graph_.constants[static_cast<size_t>(t->constant_id)].bytes);
@@ -107,6 +114,10 @@ std::span<const std::byte> SizeCall::host_bytes(size_t i) const {
 }
 
 void SizeCall::set_host_bytes(size_t i, std::vector<std::byte> bytes) {
+    // Made from argument 0's bytes (a view or select of it): the same input's.
+    const int32_t from = call().args.empty() ? -1 : call().args[0];
+    sizes_.host_origin[static_cast<size_t>(id(i))] =
+        from >= 0 ? sizes_.host_origin[static_cast<size_t>(from)] : -1;
     sizes_.host[static_cast<size_t>(id(i))] = std::move(bytes);
 }
 
@@ -241,6 +252,8 @@ void infer_run_sizes_into(const Graph& graph, std::span<const RunInput> inputs, 
         sizes.host.resize(n);
         sizes.dynamic = dynamic_values(graph);
     }
+    sizes.host_origin.assign(n, -1);
+    sizes.input_values_read.assign(inputs.size(), false);
     for (size_t id = 0; id < n; ++id) {
         const Value& v = graph.values[id];
         if (const auto* t = std::get_if<Tensor>(&v)) {
@@ -273,6 +286,7 @@ void infer_run_sizes_into(const Graph& graph, std::span<const RunInput> inputs, 
         sizes.dims[static_cast<size_t>(id)] = got;
         sizes.host[static_cast<size_t>(id)].assign(inputs[k].host_bytes.begin(),
                                                    inputs[k].host_bytes.end());
+        sizes.host_origin[static_cast<size_t>(id)] = static_cast<int32_t>(k);
     }
     // Only the part of the graph that follows a dynamic input or a symbolic integer
     // (mark_dynamic_values) runs its rules: an op whose arguments all keep the file's sizes

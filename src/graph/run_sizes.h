@@ -36,6 +36,13 @@ struct RunSizes {
     // Per value id: whether it follows a dynamic input or a symbolic integer (the part of the
     // graph whose rules run), found once for the graph and kept by infer_run_sizes_into.
     std::vector<bool> dynamic;
+    // Per value id: the program input whose bytes its host bytes are (carried through views and
+    // selects), or -1.
+    std::vector<int32_t> host_origin;
+    // Per program input: whether a rule read its values (select_as_symint, _local_scalar_dense
+    // of it or of a view of it), so that these sizes hold for any inputs of the same dims and
+    // the same bytes of those inputs.
+    std::vector<bool> input_values_read;
 };
 
 // The sizes a run with these inputs (in the program's input order) has. Throws LoadError naming

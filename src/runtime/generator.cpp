@@ -129,9 +129,28 @@ const std::vector<float>& Generator::feed(std::span<const int64_t> tokens) {
              HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})});
         position_ += chunk;
         done += chunk;
-        if (done == n) read_logits(out.at(0));
+        if (done == n) {
+            prepare_next_step();
+            read_logits(out.at(0));
+        }
     }
     return logits_;
+}
+
+// While the GPU runs the step just submitted, the host finds the next decode step's sizes (they
+// depend on its position, not on its token), so that the next feed submits without doing it
+// first. A failure here is the next run's to report, with its own inputs.
+void Generator::prepare_next_step() {
+    const bool fixed = !runner_.program().inputs()[0].dynamic_bound;
+    if (position_ >= context_ || (fixed && max_chunk_ != 1)) return;
+    const int64_t token[1] = {0};
+    const int64_t pos[1] = {position_};
+    const std::vector<HostTensor> step = {
+        HostTensor::of<int64_t>(std::span<const int64_t>(token), {1, 1}),
+        HostTensor::of<int64_t>(std::span<const int64_t>(pos), {1})};
+    try {
+        runner_.prepare(step);
+    } catch (const Error&) {}
 }
 
 // A -d fp16 export returns float16 logits; sampling takes them as floats.

@@ -59,12 +59,32 @@ struct Runner::State {
     std::shared_ptr<BufferRef> live_buffer;
     Tensor live_ints;
     std::vector<int32_t> live_values;
+    bool live_written = false;       // live_values are in live_ints
     std::vector<size_t> symint_ids;  // the values that are SymInts, found once at load
     std::vector<Recorded> recorded;  // most recently used last
     RunTimes last_times;
-    // The last run's sizes and key, kept so that the next run reuses their vectors.
+    // The last inferred sizes and key, kept so that the next run reuses their vectors, and what
+    // the sizes were inferred from: each input's dims, and the bytes of those inputs whose
+    // values the rules read (RunSizes::input_values_read). A run whose inputs match skips the
+    // inference: a decode step prepared ahead (Generator) at its position, with any token.
     graph::RunSizes sizes;
     std::vector<int64_t> key;
+    bool sizes_valid = false;
+    std::vector<Shape> sizes_dims;
+    std::vector<std::vector<std::byte>> sizes_bytes;
+
+    bool sizes_hold(std::span<const HostTensor> inputs) const {
+        if (!sizes_valid || inputs.size() != sizes_dims.size()) return false;
+        for (size_t k = 0; k < inputs.size(); ++k) {
+            if (inputs[k].shape != sizes_dims[k]) return false;
+            if (sizes.input_values_read[k] &&
+                !std::equal(inputs[k].bytes.begin(), inputs[k].bytes.end(), sizes_bytes[k].begin(),
+                            sizes_bytes[k].end())) {
+                return false;
+            }
+        }
+        return true;
+    }
 
     State(Context c, Program p)
         : context(std::move(c)), program(std::move(p)), buffers(*context.state(), program) {
@@ -81,6 +101,7 @@ struct Runner::State {
     // Only SymInts reach kernels as live integers (record_program.cpp); other integers, such
     // as a slice's end of INT64_MAX, are left out.
     void write_live_ints(const graph::RunSizes& sizes) {
+        bool changed = !live_written;
         for (const size_t id : symint_ids) {
             if (id >= sizes.ints.size()) continue;
             const int64_t v = sizes.ints[id];
@@ -89,9 +110,12 @@ struct Runner::State {
                     "{}: value {} is {} in this run, beyond the 32-bit integers kernels read.",
                     program.graph().origin, id, v));
             }
+            changed = changed || live_values[id] != static_cast<int32_t>(v);
             live_values[id] = static_cast<int32_t>(v);
         }
-        live_ints.set_data(live_values);
+        // The buffer holds them already when a step prepared ahead wrote them (Generator).
+        if (changed) live_ints.set_data(live_values);
+        live_written = true;
     }
 
     // The recording for these inputs' sizes, made now when there is none (inputs checked).
@@ -155,10 +179,23 @@ Runner::State::Recorded& Runner::State::recording_for(std::span<const HostTensor
         }
         run_inputs.push_back(graph::RunInput{in.shape, in.bytes});
     }
-    graph::infer_run_sizes_into(graph, run_inputs, s.sizes);
+    if (!s.sizes_hold(inputs)) {
+        s.sizes_valid = false;
+        graph::infer_run_sizes_into(graph, run_inputs, s.sizes);
+        sizes_key(graph, s.sizes, s.key);
+        s.sizes_dims.clear();
+        s.sizes_bytes.clear();
+        for (size_t k = 0; k < inputs.size(); ++k) {
+            s.sizes_dims.push_back(inputs[k].shape);
+            s.sizes_bytes.emplace_back();
+            if (s.sizes.input_values_read[k]) {
+                s.sizes_bytes.back().assign(inputs[k].bytes.begin(), inputs[k].bytes.end());
+            }
+        }
+        s.sizes_valid = true;
+    }
     const graph::RunSizes& sizes = s.sizes;
     std::vector<int64_t>& key = s.key;
-    sizes_key(graph, sizes, key);
     s.write_live_ints(sizes);
 
     State::Recorded* r = nullptr;

@@ -94,6 +94,25 @@ TEST(RunSizes, SymbolsAndRulesFollowTheInputs) {
     }
 }
 
+// The runner reuses a run's sizes for the next inputs of the same dims when the values the rules
+// read are the same: here the position's, never the tokens' (the embedding and the views only
+// carry the tokens' bytes on). Reusing the same RunSizes gives what a fresh one does.
+TEST(RunSizes, RecordWhichInputValuesTheyRead) {
+    LlamaLike m;
+    RunSizes reused;
+    for (int64_t p : {0, 5, 2}) {
+        const auto pos = i64_bytes({p});
+        const auto tokens = i64_bytes({7, 3});
+        std::vector<RunInput> in = {{{1, 2}, tokens}, {{1}, pos}};
+        infer_run_sizes_into(m.g, in, reused);
+        EXPECT_EQ(reused.input_values_read, (std::vector<bool>{false, true}));
+        const RunSizes fresh = infer_run_sizes(m.g, in);
+        EXPECT_EQ(reused.dims, fresh.dims);
+        EXPECT_EQ(reused.ints, fresh.ints);
+        EXPECT_EQ(reused.ints[5], p);
+    }
+}
+
 TEST(RunSizes, InputsBeyondTheirBoundsNameTheInputDimAndBound) {
     LlamaLike m;
     const auto pos = i64_bytes({0});
