@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
+#include <string_view>
 
 #include "base/half.h"
 
@@ -141,6 +143,12 @@ const std::vector<float>& Generator::feed(std::span<const int64_t> tokens) {
 // depend on its position, not on its token), so that the next feed submits without doing it
 // first. A failure here is the next run's to report, with its own inputs.
 void Generator::prepare_next_step() {
+    // WGX_PREPARE_AHEAD=0 leaves it to the next run, to compare the two. Read once.
+    static const bool enabled = [] {
+        const char* env = std::getenv("WGX_PREPARE_AHEAD");
+        return env == nullptr || std::string_view(env) != "0";
+    }();
+    if (!enabled) return;
     const bool fixed = !runner_.program().inputs()[0].dynamic_bound;
     if (position_ >= context_ || (fixed && max_chunk_ != 1)) return;
     const int64_t token[1] = {0};
