@@ -113,6 +113,49 @@ TEST(RunSizes, RecordWhichInputValuesTheyRead) {
     }
 }
 
+// The Vulkan delegate's static int8 convolutions follow a dynamic image size: strided, depthwise
+// (channels from the input, its weights [kH, kW, C_p]) and transposed (output_padding).
+TEST(RunSizes, Q8taConvolutionsFollowTheImage) {
+    Graph g;
+    g.origin = "q8ta";
+    g.values = {
+        tensor(DType::i8, {1, 4, 16, 16}, true),  // 0 x
+        Double{0.1},                              // 1 scale
+        Int{0},                                   // 2 zero point
+        tensor(DType::i8, {8, 36}),               // 3 weights
+        Null{},                                   // 4
+        IntList{{3, 3}},                          // 5 kernel
+        IntList{{2, 2}},                          // 6 stride
+        IntList{{1, 1}},                          // 7 padding
+        IntList{{1, 1}},                          // 8 dilation
+        Int{1},                                   // 9 groups
+        String{"none"},                           // 10
+        tensor(DType::i8, {1, 8, 8, 8}),          // 11 strided
+        tensor(DType::i8, {3, 3, 4}),             // 12 depthwise weights
+        Int{4},                                   // 13 groups
+        tensor(DType::i8, {1, 4, 16, 16}),        // 14 depthwise
+        tensor(DType::i8, {8, 36}),               // 15 transposed weights
+        tensor(DType::i8, {1, 8, 32, 32}),        // 16 transposed
+    };
+    auto conv = [](std::vector<int32_t> mid, int32_t groups, int32_t w, int32_t out) {
+        std::vector<int32_t> a = {0, 1, 2, w, 4, 4, 1, 2, 4};
+        a.insert(a.end(), mid.begin(), mid.end());
+        a.insert(a.end(), {8, groups, 10, out});
+        return a;
+    };
+    g.chain = {{"et_vk.q8ta_conv2d.default", conv({5, 6, 7}, 9, 3, 11)},
+               {"et_vk.q8ta_conv2d_dw.default", conv({5, 8, 7}, 13, 12, 14)},
+               {"et_vk.q8ta_conv2d_transposed.default", conv({5, 6, 7, 8}, 9, 15, 16)}};
+    g.input_ids = {0};
+    g.output_ids = {11, 14, 16};
+    std::vector<RunInput> in = {{{1, 4, 9, 13}, {}}};
+    const RunSizes s = infer_run_sizes(g, in);
+    EXPECT_EQ(s.dims[11], (std::vector<int64_t>{1, 8, 5, 7}));
+    EXPECT_EQ(s.dims[14], (std::vector<int64_t>{1, 4, 9, 13}));
+    // (9 - 1) * 2 - 2 + 2 + 1 + 1 = 18 (output_padding 1), (13 - 1) * 2 - 2 + 2 + 1 + 1 = 26
+    EXPECT_EQ(s.dims[16], (std::vector<int64_t>{1, 8, 18, 26}));
+}
+
 TEST(RunSizes, InputsBeyondTheirBoundsNameTheInputDimAndBound) {
     LlamaLike m;
     const auto pos = i64_bytes({0});

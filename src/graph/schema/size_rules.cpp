@@ -305,6 +305,20 @@ void reduce_one_dim(SizeCall& c) {
     c.set_dims(last(c), out);
 }
 
+// One spatial dim of a convolution's output, as PyTorch sizes it (transposed: the input's
+// positions spread `stride` apart).
+int64_t conv_output_size(SizeCall& c, int64_t in, int64_t kernel, int64_t stride, int64_t padding,
+                         int64_t dilation, int64_t output_padding, bool transposed) {
+    if (stride < 1 || dilation < 1 || padding < 0) {
+        c.fail("has a stride or dilation below 1 or a negative padding.");
+    }
+    const int64_t span = dilation * (kernel - 1);
+    const int64_t o = transposed ? (in - 1) * stride - 2 * padding + span + output_padding + 1
+                                 : (in + 2 * padding - span - 1) / stride + 1;
+    if (o < 1) c.fail("gives an empty output.");
+    return o;
+}
+
 // convolution [input [N, C, spatial...], weight, bias?, stride, padding, dilation, transposed,
 // output_padding, groups, out]: PyTorch's output size per spatial dim (a list of one value
 // serves every dim).
@@ -328,15 +342,8 @@ void convolution(SizeCall& c) {
     std::vector<int64_t> out = {in[0], transposed ? w[1] * groups : w[0]};
     const auto output_padding = transposed ? per_dim(7, "output_padding") : padding;
     for (size_t i = 0; i < spatial; ++i) {
-        if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0) {
-            c.fail("has a stride or dilation below 1 or a negative padding.");
-        }
-        const int64_t k = dilation[i] * (w[i + 2] - 1);
-        const int64_t o =
-            transposed ? (in[i + 2] - 1) * stride[i] - 2 * padding[i] + k + output_padding[i] + 1
-                       : (in[i + 2] + 2 * padding[i] - k - 1) / stride[i] + 1;
-        if (o < 1) c.fail("gives an empty output.");
-        out.push_back(o);
+        out.push_back(conv_output_size(c, in[i + 2], w[i + 2], stride[i], padding[i], dilation[i],
+                                       output_padding[i], transposed));
     }
     c.set_dims(last(c), out);
 }
@@ -359,15 +366,8 @@ void q8ta_conv(SizeCall& c, bool depthwise, bool transposed) {
     const auto dilation = pair(transposed ? 13 : 12);
     std::vector<int64_t> out = {in[0], depthwise ? in[1] : w[0]};
     for (size_t i = 0; i < 2; ++i) {
-        if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0) {
-            c.fail("has a stride or dilation below 1 or a negative padding.");
-        }
-        const int64_t k = dilation[i] * (kernel[i] - 1);
-        const int64_t o =
-            transposed ? (in[i + 2] - 1) * stride[i] - 2 * padding[i] + k + output_padding[i] + 1
-                       : (in[i + 2] + 2 * padding[i] - k - 1) / stride[i] + 1;
-        if (o < 1) c.fail("gives an empty output.");
-        out.push_back(o);
+        out.push_back(conv_output_size(c, in[i + 2], kernel[i], stride[i], padding[i], dilation[i],
+                                       output_padding[i], transposed));
     }
     c.set_dims(last(c), out);
 }
