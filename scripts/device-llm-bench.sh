@@ -88,6 +88,12 @@ limit() {
 note() { printf '{"kind": "note", "text": "%s"}\n' "$*" >> "$results"; }
 
 log "size $size, $tokens new tokens, budget ${budget}s, work $work, wgx $wgx"
+# The full-size 4-bit exports take about 300 s on a fresh machine (240-290 measured), and the
+# model about 40 before them: a smaller budget leaves them too little and measures nothing.
+if [ "$size" = full ] && [ "${PROGRAMS:-float}" = quant ] && [ "$budget" -lt 500 ] &&
+    [ ! -f "$work/q8da4w.pte" ]; then
+    log "warning: BUDGET=$budget leaves the exports about $((budget - 190)) s; they take about 300 (use 500 or more)"
+fi
 export PYTHONPATH=$site:$PWD/python PYTHONUNBUFFERED=1
 # The exporter's own imports too: a $SITE from scripts/device-export-full.sh lacks .whl/llm's.
 if ! "$py" -c 'import executorch, omegaconf, pytorch_tokenizers' 2>/dev/null; then
