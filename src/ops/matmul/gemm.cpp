@@ -39,8 +39,9 @@ DType call_dtype(std::string_view label, const GemmCall& call, const DeviceInfo&
                                           label, dtype_name(call.a.dtype())));
     }
     for (const Tensor* t :
-         {&call.b, &call.c, call.bias ? &*call.bias : nullptr,
-          call.residual ? &*call.residual : nullptr, call.scale ? &*call.scale : nullptr}) {
+         {call.q4 ? nullptr : &call.b, call.q4 ? &call.q4->scales : nullptr, &call.c,
+          call.bias ? &*call.bias : nullptr, call.residual ? &*call.residual : nullptr,
+          call.scale ? &*call.scale : nullptr}) {
         if (t && storage_dtype(t->dtype()) != dt) {
             throw InvalidArgument(fmt::format(
                 "{}: a GEMM's tensors must share one float type; A is {} but another is {}.", label,
@@ -208,7 +209,15 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     const GemmParams& p = call.p;
     const DeviceInfo& device = rec.device();
     const DType dt = call_dtype(label, call, device);
-    if (call.trans_b && !call.conv && p.batch == 1 &&
+    if (call.q4 && (!call.trans_b || call.conv || call.scale || dt != DType::f32 ||
+                    call.variant == kGemvVariant || p.batch != 1 || p.K % 4 != 0 ||
+                    call.q4->group == 0 || call.q4->group % 4 != 0)) {
+        throw InvalidArgument(fmt::format(
+            "{}: 4-bit weights are B read transposed in one float32 GEMM of the tile kernel, "
+            "with K and the group multiples of 4 and no scale.",
+            label));
+    }
+    if (call.trans_b && !call.conv && !call.q4 && p.batch == 1 &&
         call.b.device_bytes() > device.limits.max_storage_binding_bytes) {
         record_column_parts(rec, label, call);
         return;
@@ -221,7 +230,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
             label));
     }
     if (call.variant == kGemvVariant ||
-        (!call.conv && call.variant.empty() && !call.trans_a && p.M <= kGemvMaxRows)) {
+        (!call.conv && !call.q4 && call.variant.empty() && !call.trans_a && p.M <= kGemvMaxRows)) {
         record_gemv(rec, label, call, dt);
         return;
     }
@@ -263,7 +272,8 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.trans_b = call.trans_b;
     f.vec_a = (call.trans_a ? p.M : p.K) % 4 == 0 && p.a_batch_stride % 4 == 0;
     // An implicit-GEMM convolution's B is gathered by scalars (gemm_implicit_conv.wgsl).
-    f.vec_b = !call.conv && (call.trans_b ? p.K : p.N) % 4 == 0 && p.b_batch_stride % 4 == 0;
+    f.vec_b =
+        !call.conv && !call.q4 && (call.trans_b ? p.K : p.N) % 4 == 0 && p.b_batch_stride % 4 == 0;
     f.vec_c = p.N % 4 == 0 && tile_u.p.c_batch_stride % 4 == 0 && tile_u.c_row_stride % 4 == 0;
     f.has_bias = call.bias.has_value() && p.beta != 0.f;
     f.has_residual = call.residual.has_value();
@@ -274,6 +284,11 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.split_k = split.splits > 1;
     f.f16 = dt == DType::f16;
     if (call.conv) f.conv_kh = call.conv->kH, f.conv_kw = call.conv->kW;
+    if (call.q4) {
+        f.q4_group = call.q4->group;
+        f.q4_row_words = call.q4->row_words;
+        f.q4_high_first = call.q4->high_first;
+    }
 
     Grid grid{static_cast<uint32_t>(ceil_div(p.N, v->bn())),
               static_cast<uint32_t>(ceil_div(p.M, v->bm())), p.batch * split.splits};
@@ -281,6 +296,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     std::string name = fmt::format("{}/gemm {}{}{}", label, v->name, f.trans_a ? " tA" : "",
                                    f.trans_b ? " tB" : "");
     if (call.conv) name += fmt::format(" conv{}x{}", f.conv_kh, f.conv_kw);
+    if (call.q4) name += " 4-bit";
     if (f.split_k) {
         name += fmt::format(" split-K {}", split.splits);
     } else {
@@ -296,6 +312,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     // (both 6, never together) exist only in kernels that use them.
     const bool bind_scale = f.has_scale && !f.split_k;
     const Binding sixth = call.conv    ? Binding::uniform(*call.conv)
+                          : call.q4    ? Binding(call.q4->scales)
                           : bind_scale ? Binding(*call.scale)
                                        : Binding(call.a);
     // An absent residual binds an operand too, never read but declared with C's element (a
@@ -313,7 +330,8 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
                                 Binding::uniform(tile_u),
                                 f.has_residual && !f.split_k ? *call.residual : no_residual(),
                                 sixth};
-    rec.dispatch(k, std::span<const Binding>(bindings, bind_scale || call.conv ? 7 : 6), grid);
+    rec.dispatch(k, std::span<const Binding>(bindings, bind_scale || call.conv || call.q4 ? 7 : 6),
+                 grid);
     if (f.split_k) record_splitk_reduce(rec, label, call, c, u, f.has_bias, dt);
 }
 

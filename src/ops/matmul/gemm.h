@@ -60,7 +60,16 @@ static_assert(sizeof(GemmConvGeometry) == 48);
 inline constexpr std::string_view kGemvVariant = "gemv";
 inline constexpr uint32_t kGemvMaxRows = 4;
 
-// The tensors are all float32 or all float16 (InvalidArgument otherwise).
+// B of 4-bit group-wise weights (a prefill of et_vk.linear_q4gsw): B holds [N, Kp / 2] bytes,
+// two columns a byte, read transposed; weight (n, k) = (nibble - 8) * scales[k / group, n].
+struct GemmQ4 {
+    Tensor scales;  // float32 [K / group, N]
+    uint32_t group = 0;
+    uint32_t row_words = 0;   // u32 words of one row of B (Kp / 8)
+    bool high_first = false;  // the even column in the high nibble (et_vk.linear_qcs4w)
+};
+
+// The tensors are all float32 or all float16 (InvalidArgument otherwise), but for 4-bit weights.
 struct GemmCall {
     Tensor a, b;  // A [M, K] (trans_a: [K, M]), B [K, N] (trans_b: [N, K]), per batch
     std::optional<Tensor> bias;  // absent, or beta = 0 (PyTorch then ignores it, NaN included)
@@ -90,6 +99,8 @@ struct GemmCall {
     // Elements between the rows of C and of the residual (0: N). Larger when C is a range of
     // the columns of a wider matrix: one part of a weight too large for one binding.
     uint32_t c_row_stride = 0;
+    // B is 4-bit weights (trans_b, float32, the tile kernel, one binding, no scale or conv).
+    std::optional<GemmQ4> q4;
 };
 
 // Records one GEMM dispatch (two with split K). Strides and sizes must describe elements inside

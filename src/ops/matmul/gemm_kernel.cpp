@@ -69,6 +69,8 @@ struct Operand {
     bool vec;
     bool f16;           // stored as float16: each load widens to f32
     bool conv = false;  // B of an implicit-GEMM convolution (gemm_implicit_conv.wgsl)
+    bool q4 = false;    // B of 4-bit weights (GemmShapeFlags::q4_group)
+    bool q4_high_first = false;
 };
 
 // `load` (an expression of the operand's element type) as f32 / vec4<f32>.
@@ -82,6 +84,20 @@ std::string fetch_body(const Operand& o) {
     // The loads in the K loop call conv_gather directly with the columns worked out before the
     // loop (prefetch, conv_column_slots); this whole-element form is what fetch_b means.
     if (o.conv) return "    return conv_gather(base, conv_columns(n), k);\n";
+    if (o.q4) {
+        // Four consecutive k of row n: half a word (k is a multiple of 4), unpacked and scaled.
+        const char* shifts =
+            o.q4_high_first ? "sh + 4u, sh, sh + 12u, sh + 8u" : "sh, sh + 4u, sh + 8u, sh + 12u";
+        return fmt::format(
+            "    if (n < params.N && k < k_end) {{\n"
+            "        let word = B[base + n * Q4_ROW_WORDS + k / 8u];\n"
+            "        let sh = (k % 8u) * 4u;\n"
+            "        let nib = (vec4<u32>(word) >> vec4<u32>({})) & vec4<u32>(15u);\n"
+            "        return (vec4<f32>(nib) - 8.0) * q4_scales[(k / Q4_GROUP) * params.N + n];\n"
+            "    }}\n"
+            "    return vec4<f32>(0.0);\n",
+            shifts);
+    }
     const char* i = o.name == 'a' ? "m" : "n";
     if (o.vec) {
         if (o.along_k) {
@@ -273,9 +289,10 @@ std::string header(const GemmVariant& v, const GemmShapeFlags& f) {
         "alias AElem = {};\nalias BElem = {};\nalias CElem = {};\n"
         "alias BiasElem = {};\nalias RElem = {};\n\n",
         f.f16 ? "enable f16;\n" : "", v.name, f.trans_a ? "A^T" : "A",
-        f.trans_b ? std::string(" B^T")
-        : conv    ? fmt::format(" B = conv {}x{} input", f.conv_kh, f.conv_kw)
-                  : std::string(" B"),
+        f.q4() ? fmt::format(" B^T = 4-bit g{}{}", f.q4_group, f.q4_high_first ? " high first" : "")
+        : f.trans_b ? std::string(" B^T")
+        : conv      ? fmt::format(" B = conv {}x{} input", f.conv_kh, f.conv_kw)
+                    : std::string(" B"),
         f.vec_a ? " vec_a" : "", f.vec_b ? " vec_b" : "", f.vec_c ? " vec_c" : "",
         f.split_k ? " split-K"
                   : (std::string(f.has_bias ? " bias" : "") +
@@ -284,7 +301,10 @@ std::string header(const GemmVariant& v, const GemmShapeFlags& f) {
                      (f.has_residual ? " residual" : "") + (f.has_clamp ? " clamp" : "")),
         f.f16 ? " f16" : "", v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
         f.has_residual && !f.split_k, f.has_clamp && !f.split_k, f.split_k,
-        f.vec_a ? vs : std::string(s), f.vec_b ? vs : std::string(s),
+        f.vec_a ? vs : std::string(s),
+        f.q4()    ? std::string("u32")
+        : f.vec_b ? vs
+                  : std::string(s),
         f.vec_c ? vcs : std::string(cs), s, f.vec_c ? vs : std::string(s));
 }
 
@@ -504,7 +524,12 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
             "gemm_wgsl: an implicit-GEMM convolution reads B stored, by scalars, without a scale");
     }
     const Operand a{'a', "A", "params.M", "m0", "a_base", v.bm(), !f.trans_a, f.vec_a, f.f16};
-    const Operand b{'b', "B", "params.N", "n0", "b_base", v.bn(), f.trans_b, f.vec_b, f.f16, conv};
+    if (f.q4() && (!f.trans_b || f.vec_b || f.f16 || f.has_scale || conv)) {
+        throw std::logic_error(
+            "gemm_wgsl: 4-bit weights are B read transposed by scalars, float32, without a scale");
+    }
+    const Operand b{'b',       "B",     "params.N", "n0", "b_base", v.bn(),
+                    f.trans_b, f.vec_b, f.f16,      conv, f.q4(),   f.q4_high_first};
     // The constants, the uniform, the math an activation calls, then the template filled in.
     std::string text = header(v, f) + std::string(wgsl::ops_matmul_gemm_params);
     if (activates(f)) text += wgsl::ops_common_math;
@@ -515,6 +540,12 @@ std::string gemm_wgsl(const GemmVariant& v, const GemmShapeFlags& f) {
         // gather; WGSL declarations may follow their use.
         text += fmt::format("\nconst KH = {}u;\nconst KW = {}u;\n", f.conv_kh, f.conv_kw);
         text += wgsl::ops_matmul_gemm_implicit_conv;
+    }
+    if (f.q4()) {
+        text += fmt::format(
+            "\nconst Q4_GROUP = {}u;\nconst Q4_ROW_WORDS = {}u;\n"
+            "@group(0) @binding(6) var<storage, read> q4_scales: array<f32>;  // [K / G, N]\n",
+            f.q4_group, f.q4_row_words);
     }
     return text;
 }

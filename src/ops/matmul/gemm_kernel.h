@@ -74,6 +74,13 @@ struct GemmShapeFlags {
     // (not transposed), scalar access and no scale.
     uint32_t conv_kh = 0, conv_kw = 0;
     bool implicit_conv() const { return conv_kh != 0; }
+    // 4-bit weights (GemmCall::q4): B is [N, Kp / 2] bytes read transposed as u32 words of 8
+    // columns, q4_row_words a row, each weight (nibble - 8) * q4_scales[k / q4_group, n] (binding
+    // 6); q4_high_first: the even column in the high nibble of its byte. Needs trans_b, float32
+    // and no scale; 0: B is float.
+    uint32_t q4_group = 0, q4_row_words = 0;
+    bool q4_high_first = false;
+    bool q4() const { return q4_group != 0; }
 };
 
 // The complete WGSL of one kernel (gemm.wgsl with the variant's code filled in).

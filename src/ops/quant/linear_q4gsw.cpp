@@ -16,10 +16,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "graph/schema/fused_ops.h"
 #include "ops/common/dims.h"
 #include "ops/common/wgsl_types.h"
+#include "ops/matmul/gemm.h"
 #include "ops/quant/linear_q4gsw.wgsl.h"
 #include "ops/registry.h"
 
@@ -46,6 +48,18 @@ struct Q4gswParams {
 static_assert(sizeof(Q4gswParams) == 32);
 
 constexpr uint32_t kMaxRows = 8;  // MAX_ROWS of the kernel
+// With WGX_Q4_GEMM=1, from this many rows of float activations a layer runs as the tiled GEMM
+// (record_gemm with GemmQ4) instead of the kernel of 8 rows a workgroup. Off by default until
+// it is measured on a GPU (docs/QUANTIZATION.md). Read once.
+constexpr int64_t kGemmMinRows = 16;
+
+bool q4_gemm_enabled() {
+    static const bool enabled = [] {
+        const char* env = std::getenv("WGX_Q4_GEMM");
+        return env != nullptr && std::string_view(env) == "1";
+    }();
+    return enabled;
+}
 
 struct Q4gswCall {
     const Tensor* x;
@@ -137,6 +151,23 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
         expect_indexable(args, *t, what);
     }
     if (M == 0 || N == 0) return;
+
+    // A prefill of float activations: the engine's tiled GEMM with the weights unpacked where
+    // its B tile is loaded, each weight then serving a tile of rows instead of 8.
+    if (!dq8ca && !gated && M >= kGemmMinRows && q4_gemm_enabled()) {
+        GemmCall g{x, weights, c.bias, out, GemmParams{}};
+        g.p.M = uint32_t(M);
+        g.p.N = uint32_t(N);
+        g.p.K = uint32_t(K);
+        g.p.batch = 1;
+        g.p.bias_col_stride = c.bias ? 1 : 0;
+        g.p.alpha = 1.f;
+        g.p.beta = 1.f;
+        g.trans_b = true;
+        g.q4 = GemmQ4{scales, uint32_t(c.per_channel ? Kp : G), uint32_t(Kp / 8), c.per_channel};
+        record_gemm(rec, name, g);
+        return;
+    }
 
     // Rows of x per workgroup: one for a decode step; up to 8 for a prefill, each weight word
     // then serving 8 rows. With DQ8CA the quantized rows (K bytes each) must also fit in
