@@ -162,7 +162,6 @@ Runner::State::Recorded& Runner::State::recording_for(std::span<const HostTensor
         throw InvalidArgument(fmt::format("{}: expected {} inputs, got {}.", graph.origin,
                                           want.size(), inputs.size()));
     }
-    std::vector<graph::RunInput> run_inputs;
     for (size_t k = 0; k < inputs.size(); ++k) {
         const HostTensor& in = inputs[k];
         if (in.dtype != want[k].dtype) {
@@ -177,10 +176,12 @@ Runner::State::Recorded& Runner::State::recording_for(std::span<const HostTensor
                                               dtype_name(in.dtype), shape_string(in.shape),
                                               static_cast<size_t>(numel) * host_size(in.dtype)));
         }
-        run_inputs.push_back(graph::RunInput{in.shape, in.bytes});
     }
     if (!s.sizes_hold(inputs)) {
         s.sizes_valid = false;
+        std::vector<graph::RunInput> run_inputs;
+        for (const HostTensor& in : inputs)
+            run_inputs.push_back(graph::RunInput{in.shape, in.bytes});
         graph::infer_run_sizes_into(graph, run_inputs, s.sizes);
         sizes_key(graph, s.sizes, s.key);
         s.sizes_dims.clear();

@@ -439,21 +439,22 @@ void choose_qparams_affine(SizeCall& c) {
     c.set_dims_of(outs[1], out);
 }
 
-// A linear layer of 4-bit weights [N, K / 2] at argument `weights`: the input's sizes, the
-// last one N.
-void linear_4bit(SizeCall& c, size_t weights) {
+// A linear layer whose weights [N, ...] (4-bit [N, K / 2], or int8 [N, K]) are argument
+// `weights`: the input's sizes, the last one N.
+void linear_rows_of(SizeCall& c, size_t weights) {
     std::vector<int64_t> out = c.dims(0);
     const auto& w = c.dims(weights);
     if (out.empty() || w.size() != 2) c.fail("expects an input of rank >= 1 and 2-D weights.");
     out.back() = w[0];
     c.set_dims(last(c), out);
 }
-// et_vk.linear_dq8ca_q4gsw [input, input_scale, input_zp, weights, ...]
-void linear_dq8ca(SizeCall& c) { linear_4bit(c, 3); }
+// [input, input_scale, input_zp, weights, ...]: et_vk.linear_dq8ca_q4gsw (4-bit weights) and
+// the q8ta linear layers (int8 weights [N, K]): N is the weights' rows either way.
+void linear_weights_at_3(SizeCall& c) { linear_rows_of(c, 3); }
 // wgx.linear_dq8ca_q4gsw [input, eps, weights, ...]
-void linear_dq8ca_own_qparams(SizeCall& c) { linear_4bit(c, 2); }
+void linear_dq8ca_own_qparams(SizeCall& c) { linear_rows_of(c, 2); }
 // wgx.gated_linear_q4gsw [input, eps, gate_weights, ...]
-void gated_linear_q4gsw(SizeCall& c) { linear_4bit(c, schema::GatedLinearQ4gsw::gate_weights); }
+void gated_linear_q4gsw(SizeCall& c) { linear_rows_of(c, schema::GatedLinearQ4gsw::gate_weights); }
 
 // Quantized embeddings: indices' sizes + [D], D from the packed weight [V, D * bits / 8].
 void quantized_embedding(SizeCall& c, size_t indices, int64_t values_per_byte) {
@@ -748,13 +749,13 @@ const std::unordered_map<std::string_view, Entry>& table() {
         add("et_vk.linear_q4gsw.default", linear);
         add("et_vk.linear_qcs4w.default", linear);
         add("aten._weight_int8pack_mm.default", linear);
-        add("et_vk.linear_dq8ca_q4gsw.default", linear_dq8ca);
+        add("et_vk.linear_dq8ca_q4gsw.default", linear_weights_at_3);
         add("wgx.linear_dq8ca_q4gsw.default", linear_dq8ca_own_qparams);
         add(schema::GatedLinearQ4gsw::name, gated_linear_q4gsw);
         add("et_vk.embedding_q4gsw.default", embedding_q4gsw);
-        add("et_vk.q8ta_linear.default", linear_dq8ca);  // weights at 3, like it
-        add("et_vk.q8ta_linear_gemv.default", linear_dq8ca);
-        add("et_vk.linear_q8ta_q8csw.default", linear_dq8ca);
+        add("et_vk.q8ta_linear.default", linear_weights_at_3);
+        add("et_vk.q8ta_linear_gemv.default", linear_weights_at_3);
+        add("et_vk.linear_q8ta_q8csw.default", linear_weights_at_3);
         add("et_vk.q8ta_conv2d.default", [](SizeCall& c) { q8ta_conv(c, false, false); });
         add("et_vk.q8ta_conv2d_pw.default", [](SizeCall& c) { q8ta_conv(c, false, false); });
         add("et_vk.q8ta_conv2d_dw.default", [](SizeCall& c) { q8ta_conv(c, true, false); });

@@ -28,17 +28,6 @@
 namespace wgx::ops {
 namespace {
 
-// The workgroup size of a one-row (decode) layer: 256 unless WGX_Q4_DECODE_WG names another
-// (64 or 128: more, smaller workgroups over the same columns), read once, to compare them.
-uint32_t decode_workgroup() {
-    static const uint32_t size = [] {
-        const char* env = std::getenv("WGX_Q4_DECODE_WG");
-        const std::string v = env ? env : "";
-        return v == "64" ? 64u : v == "128" ? 128u : 256u;
-    }();
-    return size;
-}
-
 struct Q4gswParams {
     uint32_t M, N, K, row_words;
     uint32_t words_per_group, has_bias;
@@ -172,7 +161,7 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
     // Rows of x per workgroup: one for a decode step; up to 8 for a prefill, each weight word
     // then serving 8 rows. With DQ8CA the quantized rows (K bytes each) must also fit in
     // workgroup memory beside the 1 KB of partial sums.
-    const uint32_t wg = rec.workgroup_size(M == 1 ? decode_workgroup() : 256);
+    const uint32_t wg = rec.workgroup_size(256);
     const uint32_t lanes = std::min<uint32_t>(32, wg);
     uint32_t rows = uint32_t(std::min<int64_t>(M, kMaxRows));
     if (dq8ca) {

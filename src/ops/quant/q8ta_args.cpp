@@ -10,15 +10,18 @@
 
 namespace wgx::ops::q8ta {
 
-QParam qparam_args(const Args& args, size_t scale_at, size_t zp_at, std::string_view what) {
-    const std::string scale_name = fmt::format("{}_scale", what);
-    const double scale = qdq::scale_arg(args, scale_at, scale_name);
-    const int64_t zp = args.integer(zp_at, fmt::format("{}_zero_point", what));
+int32_t zero_point_arg(const Args& args, size_t i, std::string_view what) {
+    const int64_t zp = args.integer(i, fmt::format("{}_zero_point", what));
     if (zp < -128 || zp > 127) {
         args.fail(fmt::format("{}_zero_point {} is outside int8's -128..127.", what, zp));
     }
+    return int32_t(zp);
+}
+
+QParam qparam_args(const Args& args, size_t scale_at, size_t zp_at, std::string_view what) {
+    const double scale = qdq::scale_arg(args, scale_at, fmt::format("{}_scale", what));
     // The reference multiplies by 1.0 / scale made in double, as float32.
-    return {float(scale), float(1.0 / scale), int32_t(zp)};
+    return {float(scale), float(1.0 / scale), zero_point_arg(args, zp_at, what)};
 }
 
 uint32_t activation_arg(const Args& args, size_t i) {

@@ -18,6 +18,9 @@ struct QParam {
     int32_t zero_point = 0;
 };
 
+// An int8 zero point (-128..127) at `i`, named `<what>_zero_point` in errors.
+int32_t zero_point_arg(const Args& args, size_t i, std::string_view what);
+
 // The scale at `scale_at` (> 0, a normal float32) and the int8 zero point at `zp_at`.
 QParam qparam_args(const Args& args, size_t scale_at, size_t zp_at, std::string_view what);
 

@@ -107,12 +107,9 @@ class Q8taPixelShuffle final : public BuiltinOp {
         if (!(inv > 0) || !std::isfinite(inv)) {
             args.fail(fmt::format("output_inv_scale must be positive and finite, got {}.", inv));
         }
-        const int64_t zp = args.integer(4, "output_zero_point");
-        if (zp < -128 || zp > 127) {
-            args.fail(fmt::format("output_zero_point {} is outside int8's -128..127.", zp));
-        }
         // The reference quantizes with scale 1 / output_inv_scale, whose reciprocal it takes.
-        const QParam oq{float(1.0 / inv), float(1.0 / (1.0 / inv)), int32_t(zp)};
+        const QParam oq{float(1.0 / inv), float(1.0 / (1.0 / inv)),
+                        zero_point_arg(args, 4, "output")};
         const int64_t r = args.integer(5, "upscale_factor");
         if (x.rank() != 4)
             args.fail(fmt::format("input must be 4-D, got {}.", shape_string(x.shape())));
