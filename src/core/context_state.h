@@ -92,7 +92,12 @@ class RecordingState {
     ContextState& ctx() { return ctx_; }
     void add_dispatch(const Kernel& kernel, std::span<const Binding> bindings, Grid grid);
     void add_copy(const Tensor& src, const Tensor& dst);
+    // A temporary tensor for the op being recorded: a new buffer, or one that an earlier op of
+    // this recording used and finished with (end_op), large enough.
     Tensor add_scratch(DType dtype, const Shape& shape);
+    // The op being recorded is done: its scratch buffers may serve the ops recorded after it.
+    // Sound because the commands run in order and no op reads a scratch of another.
+    void end_op();
     bool empty() const { return commands_.empty(); }
     size_t size() const { return commands_.size(); }
     // Submits the commands: the command buffer encoded ahead when there is one for exactly
@@ -141,6 +146,7 @@ class RecordingState {
     // Scratch buffers are held as buffers, not Tensors: a Tensor holds its context, and the
     // context holds this recording.
     std::vector<std::shared_ptr<BufferRef>> scratch_;
+    size_t scratch_free_ = 0;  // scratch_[.. scratch_free_) belong to finished ops
     UniformArena uniforms_;
     std::string scope_;
     std::shared_ptr<BufferRef> live_ints_;

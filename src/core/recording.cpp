@@ -120,11 +120,27 @@ void RecordingState::add_copy(const Tensor& src, const Tensor& dst) {
 }
 
 Tensor RecordingState::add_scratch(DType dtype, const Shape& shape) {
-    int64_t numel = checked_numel(shape, "scratch tensor");
-    auto buffer = ctx_.allocate(static_cast<uint64_t>(numel) * device_size(dtype), "wgx scratch");
-    scratch_.push_back(buffer);
-    return ctx_.make_tensor(std::move(buffer), 0, dtype, shape);
+    const int64_t numel = checked_numel(shape, "scratch tensor");
+    const uint64_t bytes = static_cast<uint64_t>(numel) * device_size(dtype);
+    // The smallest free buffer that holds it, moved to the end of the free ones and then out
+    // of them; else a new one.
+    size_t best = scratch_free_;
+    for (size_t i = 0; i < scratch_free_; ++i) {
+        if (scratch_[i]->size >= bytes &&
+            (best == scratch_free_ || scratch_[i]->size < scratch_[best]->size)) {
+            best = i;
+        }
+    }
+    if (best < scratch_free_) {
+        std::swap(scratch_[best], scratch_[scratch_free_ - 1]);
+        --scratch_free_;
+        return ctx_.make_tensor(scratch_[scratch_free_], 0, dtype, shape);
+    }
+    scratch_.push_back(ctx_.allocate(bytes, "wgx scratch"));
+    return ctx_.make_tensor(scratch_.back(), 0, dtype, shape);
 }
+
+void RecordingState::end_op() { scratch_free_ = scratch_.size(); }
 
 namespace {
 
@@ -232,6 +248,7 @@ void RecordingState::clear() {
     changed();
     commands_.clear();
     scratch_.clear();
+    scratch_free_ = 0;
     uniforms_.clear();
 }
 

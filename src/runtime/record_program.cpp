@@ -116,10 +116,13 @@ std::vector<uint32_t> record_ops(const Program& program, RunTensors& tensors,
         }
         Recorder recorder(recording);
         recording.set_scope(fmt::format("#{} {}", index, call.name));
-        struct ClearScope {
+        struct EndOp {
             RecordingState& r;
-            ~ClearScope() { r.set_scope({}); }
-        } clear_scope{recording};
+            ~EndOp() {
+                r.set_scope({});
+                r.end_op();
+            }
+        } end_op{recording};
         BuiltinOpScope builtin(recording, op->builtin());
         try {
             op->record(recorder, Args(call.name, args, slots, &baked));
