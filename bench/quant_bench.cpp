@@ -18,15 +18,18 @@ struct QuantCase {
 
 constexpr int64_t kGroup = 32;
 
-// Llama-3.2-1B's linear layers at one token (a decode step reads each weight once), and its
-// largest layer over a 127-token prompt.
+// Llama-3.2-1B's linear layers at one token (a decode step reads each weight once), and over a
+// 127-token prompt chunk (a prefill: the 8-row kernel, or the tiled GEMM with WGX_Q4_GEMM=1).
 const std::vector<QuantCase> kCases = {
     {1, 2048, 2048, "Llama-3.2-1B q / o projection"},
     {1, 2048, 512, "Llama-3.2-1B k / v projection"},
     {1, 2048, 8192, "Llama-3.2-1B w1 / w3"},
     {1, 8192, 2048, "Llama-3.2-1B w2"},
     {1, 2048, 128256, "Llama-3.2-1B output"},
+    {127, 2048, 2048, "Llama-3.2-1B q / o projection, 127-token prefill"},
+    {127, 2048, 512, "Llama-3.2-1B k / v projection, 127-token prefill"},
     {127, 2048, 8192, "Llama-3.2-1B w1 / w3, 127-token prefill"},
+    {127, 8192, 2048, "Llama-3.2-1B w2, 127-token prefill"},
 };
 
 // torchao's per-row asymmetric int8 quantization in float32, then back: what the dq8ca kernel

@@ -14,7 +14,8 @@
 #            logits (on the GPU while the exports run), then `wgx score` of the same sequence on
 #            each program against fp64, and `wgx generate`'s greedy tokens against PyTorch's
 #   compile  the peer again with torch.compile(mode="reduce-overhead"), in the time left
-#   prefill  (quant) a LONG_PROMPT-token prompt's prefill rate on each 4-bit program
+#   prefill  (quant) a LONG_PROMPT-token prompt's prefill rate on each 4-bit program (again
+#            under BEFORE_ENV when given; PREFILL_PROFILE=1 adds a per-op profile of each)
 #   memory   (quant) the 4-bit programs' GPU memory: wgx info's allocation and nvidia-smi's figure
 #            (with the clocks while it decodes), and nvidia-smi's figure for a bare process
 #   report   python/llm_bench_report.py -> report.md
@@ -354,22 +355,30 @@ gpu_baseline() {
 }
 # Prefill of a longer prompt (LONG_PROMPT tokens, default 512: the prompt's ids repeated), fed in
 # the program's chunks (up to max_seq_length - 1 = 127 tokens each): wgx generate's prefill rate
-# after one warm-up round.
+# after one warm-up round; `long_prefill PROGRAM [NAME=VALUE]` runs wgx under that setting. With
+# PREFILL_PROFILE=1, the per-op profile of one such prefill into bench.log too.
 long_prefill() {
-    local pte=$work/$1.pte n=${LONG_PROMPT:-512} ids line rate
+    local pte=$work/$1.pte n=${LONG_PROMPT:-512} setting=${2:-} ids line rate
     [ -f "$pte" ] || return 0
-    [ "$(left)" -gt 40 ] || { log "prefill $n $1: skipped, $(left)s left"; return 0; }
+    [ "$(left)" -gt 40 ] || { log "prefill $n $1 $setting: skipped, $(left)s left"; return 0; }
     ids=$("$py" -c "import sys; p = open(sys.argv[1]).read().strip().split(','); n = int(sys.argv[2]);
 print(','.join((p * (n // len(p) + 1))[:n]))" "$work/prompt.txt" "$n")
-    line=$(timeout 60 "$wgx" generate "$pte" --prompt-tokens "$ids" --max-new-tokens 2 --warmup 1 \
-        --json 2>/dev/null | tail -1)
+    line=$(env $setting timeout 60 "$wgx" generate "$pte" --prompt-tokens "$ids" --max-new-tokens 2 \
+        --warmup 1 --json 2>/dev/null | tail -1)
     rate=$(printf '%s' "$line" | "$py" -c 'import json, sys; print(round(json.load(sys.stdin)["prefill_tokens_per_s"]))' 2>/dev/null)
-    note "wgx generate $1.pte with a $n-token prompt (chunks of up to 127): prefill ${rate:-FAILED} tok/s"
-    log "prefill $n $1: ${rate:-FAILED} tok/s"
+    note "wgx generate $1.pte with a $n-token prompt (chunks of up to 127)${setting:+, $setting}: prefill ${rate:-FAILED} tok/s"
+    log "prefill $n $1 $setting: ${rate:-FAILED} tok/s"
+    if [ "${PREFILL_PROFILE:-0}" = 1 ] && [ "$(left)" -gt 40 ]; then
+        log "prefill profile $1 $setting"
+        env $setting timeout 40 "$wgx" generate "$pte" --prompt-tokens "$ids" --max-new-tokens 2 \
+            --profile --top 8 2>&1 | tail -30
+    fi
 }
 if [ "$programs" = quant ]; then
-    long_prefill q8da4w
-    long_prefill q4w
+    for setting in "" ${BEFORE_ENV:+"$BEFORE_ENV"}; do
+        long_prefill q8da4w "$setting"
+        long_prefill q4w "$setting"
+    done
     gpu_memory q8da4w
     gpu_memory q4w
     gpu_baseline

@@ -49,7 +49,8 @@ struct Problem {
     std::optional<float> lo, hi;                  // clamp epilogue bounds
     bool residual = false;                        // a residual [batch, M, N] added before the clamp
     ops::Activation act = ops::Activation::none;  // after the bias
-    int scale = 0;  // after the activation: 0 none, 1 per column, 2 per row
+    int scale = 0;              // after the activation: 0 none, 1 per column, 2 per row
+    bool residual_mul = false;  // the residual multiplies instead (GemmCall::residual_multiplies)
 };
 
 std::string describe(const Problem& p) {
@@ -57,7 +58,8 @@ std::string describe(const Problem& p) {
                        p.batch, p.M, p.K, p.N, p.trans_a ? " A^T" : "", p.trans_b ? " B^T" : "",
                        p.shared_a ? " shared A" : "", p.bias, p.alpha, p.beta, p.splits,
                        p.lo.value_or(-INFINITY), p.hi.value_or(INFINITY),
-                       p.residual ? " residual" : "", ops::activation_label(p.act),
+                       p.residual ? (p.residual_mul ? " times residual" : " residual") : "",
+                       ops::activation_label(p.act),
                        p.scale == 1   ? " scale"
                        : p.scale == 2 ? " scale rows"
                                       : "");
@@ -134,6 +136,7 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
     std::vector<float> residual =
         p.residual ? input(p.batch * p.M * p.N, seed + 3) : std::vector<float>{};
     if (p.residual) call.residual = tensor({p.batch, p.M, p.N}, residual);
+    call.residual_multiplies = p.residual_mul;
     const int64_t scale_count = p.scale == 2 ? p.M : p.N;
     std::vector<float> scale = p.scale ? input(scale_count, seed + 4) : std::vector<float>{};
     if (p.scale) call.scale = tensor({scale_count}, scale);
@@ -178,7 +181,10 @@ Outcome execute(const Problem& p, std::string_view variant, uint32_t seed, DType
                     s *= f;
                     mag *= std::abs(f);
                 }
-                if (p.residual) {
+                if (p.residual && p.residual_mul) {
+                    s *= residual[(z * p.M + r) * p.N + c];
+                    mag *= std::abs(residual[(z * p.M + r) * p.N + c]);
+                } else if (p.residual) {
                     s += residual[(z * p.M + r) * p.N + c];
                     mag += std::abs(residual[(z * p.M + r) * p.N + c]);
                 }
@@ -484,6 +490,43 @@ std::vector<std::pair<Problem, std::string_view>> silu_hardswish_cases() {
         }
     }
     return cases;
+}
+
+// A residual that multiplies (a SwiGLU layer's gate times its up projection) after SiLU, on the
+// tile kernel with scalar and vec4 C, the few-rows kernel and the split-K reduce pass, in both
+// storage types.
+std::vector<std::pair<Problem, std::string_view>> multiplying_residual_cases() {
+    const auto silu = ops::Activation::silu;
+    auto fits = fitting_variants();
+    const GemmVariant& small = *fits.back();
+    const int64_t k = small.bk;
+    const auto none = std::nullopt;
+    std::vector<std::pair<Problem, std::string_view>> cases = {
+        {{1, 37, 45, 29, false, true, false, 0, 1.f, 1.f, 1, none, none, true, silu}, ""},
+        {{1, 40, 64, 36, false, true, false, 1, 1.f, 1.f, 1, none, none, true, silu}, ""},
+        {{1, 3, 67, 17, false, true, false, 0, 1.f, 1.f, 0, none, none, true, silu}, ""},
+        {{1, 37, 8 * k + 3, 29, false, true, false, 0, 1.f, 1.f, 3, none, none, true, silu},
+         small.name},
+    };
+    for (auto& c : cases) c.first.residual_mul = true;
+    return cases;
+}
+
+TEST(GemmKernel, MultiplyingResidualEpilogue) {
+    uint32_t seed = 3600;
+    for (const auto& [p, variant] : multiplying_residual_cases()) {
+        EXPECT_LE(run(p, variant, seed++), 1e-5)
+            << (variant.empty() ? "default" : variant) << " " << describe(p);
+    }
+}
+
+TEST(GemmKernel, MultiplyingResidualEpilogueFloat16) {
+    WGX_SKIP_WITHOUT_F16();
+    uint32_t seed = 3700;
+    for (const auto& [p, variant] : multiplying_residual_cases()) {
+        EXPECT_LE(run_f16(p, variant, seed++), 1.0)
+            << (variant.empty() ? "default" : variant) << " f16 " << describe(p);
+    }
 }
 
 TEST(GemmKernel, SiluAndHardswishEpilogues) {

@@ -6,8 +6,8 @@
 //   et_vk.linear_q4gsw: float64 sums of x times the dequantized 4-bit weights, max_rel_error <=
 //     2e-5 (float32 sums of up to 2048 terms); decode (1 row) and prefill (up to 127 rows, more
 //     than one block of 8; from 16 rows the tiled GEMM under WGX_Q4_GEMM=1, a ctest entry of its
-//     own) shapes, odd N, padded weight rows (Kp >
-//     K), bias and none, rank 3;
+//     own, which runs the 8-bit and gated layers below on it too) shapes, odd N, padded weight
+//     rows (Kp > K), bias and none, rank 3;
 //   et_vk.linear_dq8ca_q4gsw: the same with x first quantized per row to int8 as torchao does
 //     (the quantization evaluated in float32, the product in float64), max_rel_error <= 2e-5;
 //     int8 and int32 zero points, rows too long for 8 in workgroup memory, and the whole 8da4w

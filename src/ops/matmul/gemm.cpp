@@ -77,9 +77,11 @@ const char* dt_label(DType dt) { return dt == DType::f16 ? " f16" : ""; }
 
 // The epilogue's tail in kernel labels.
 std::string epilogue_label(const GemmCall& call, bool has_bias) {
-    return fmt::format("{}{}{}{}{}", has_bias ? " bias" : "", activation_label(call.activation),
-                       call.scale ? (call.scale_rows ? " scale rows" : " scale") : "",
-                       call.residual ? " residual" : "", has_clamp(call) ? " clamp" : "");
+    return fmt::format(
+        "{}{}{}{}{}", has_bias ? " bias" : "", activation_label(call.activation),
+        call.scale ? (call.scale_rows ? " scale rows" : " scale") : "",
+        call.residual ? (call.residual_multiplies ? " times residual" : " residual") : "",
+        has_clamp(call) ? " clamp" : "");
 }
 
 // The overrides of gemv.wgsl and gemm_splitk_reduce.wgsl for the activation and the scale.
@@ -89,7 +91,8 @@ double activation_override(const GemmCall& call) {
 
 // gemm_epilogue.wgsl for the call. GELU is chosen by the ACTIVATION override; the activations
 // added later (SiLU, hardswish) are written into its //@ACTIVATE line instead, which the others
-// drop, so the kernels of none and GELU keep the text they had before those existed.
+// drop, so the kernels of none and GELU keep the text they had before those existed. The
+// residual step adds, or multiplies (residual_multiplies).
 std::string epilogue_wgsl(const GemmCall& call) {
     std::string text(wgsl::ops_matmul_gemm_epilogue);
     const bool spliced =
@@ -97,6 +100,9 @@ std::string epilogue_wgsl(const GemmCall& call) {
     replace_wgsl_marker(
         text, "ACTIVATE",
         spliced ? fmt::format("    v = {};\n", activation_wgsl(call.activation, "v")) : "");
+    replace_wgsl_marker(
+        text, "RESIDUAL",
+        fmt::format("        v {} f32(residual[at]);\n", call.residual_multiplies ? "*=" : "+="));
     return text;
 }
 
@@ -277,6 +283,7 @@ void record_gemm(Recorder& rec, std::string_view label, const GemmCall& call) {
     f.vec_c = p.N % 4 == 0 && tile_u.p.c_batch_stride % 4 == 0 && tile_u.c_row_stride % 4 == 0;
     f.has_bias = call.bias.has_value() && p.beta != 0.f;
     f.has_residual = call.residual.has_value();
+    f.residual_mul = f.has_residual && call.residual_multiplies;
     f.has_clamp = has_clamp(call);
     f.activation = call.activation;
     f.has_scale = call.scale.has_value();

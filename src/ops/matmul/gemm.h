@@ -4,7 +4,7 @@
 // matrix (GemmCall::conv, an implicit GEMM):
 //   C[z] = alpha * op(A[z]) @ op(B[z]) + beta * bias    for z < batch
 // followed by the optional epilogue steps, in this order: an activation (GELU, SiLU,
-// hardswish), a scale per column or row, a residual, a clamp.
+// hardswish), a scale per column or row, a residual (added or multiplied), a clamp.
 // See gemm.wgsl for the tile kernel, gemm_kernel.h for its variants and gemv.wgsl for the kernel
 // of few rows (a batch-1 linear layer).
 #pragma once
@@ -86,6 +86,8 @@ struct GemmCall {
     bool scale_rows = false;
     // Added after the scale: a tensor laid out as C (c_batch_stride per batch, rows of N).
     std::optional<Tensor> residual;
+    // The residual multiplies instead (a SwiGLU layer: silu(x gate^T) times x up^T).
+    bool residual_multiplies = false;
     // A clamp epilogue (a convolution's fused activation): absent bounds are unbounded.
     std::optional<float> out_min, out_max;
     // A variant by name (tests and the micro-benchmark's sweep) or kGemvVariant; empty: the

@@ -23,7 +23,7 @@
 //
 // Epilogue: alpha, the bias, an activation (GELU; a linear layer followed by gelu), a scale per
 // column or row (a layer scale), a residual of C's own layout (HAS_RESIDUAL; a convolution or a
-// linear layer followed by an add), then a clamp to [out_min, out_max] (HAS_CLAMP; a fused
+// linear layer followed by an add, or multiplying: a SwiGLU's gate times its up projection), then a clamp to [out_min, out_max] (HAS_CLAMP; a fused
 // activation), max first as PyTorch's clamp. The activation and the scale exist only in the
 // variants that use them: their lines (//@ACTIVATE, //@SCALE, and the scale's binding) are
 // empty in the others, whose text stays as it was before these steps existed.

@@ -298,7 +298,8 @@ std::string header(const GemmVariant& v, const GemmShapeFlags& f) {
                   : (std::string(f.has_bias ? " bias" : "") +
                      std::string(activation_label(f.activation)) +
                      (f.has_scale ? (f.scale_rows ? " scale rows" : " scale") : "") +
-                     (f.has_residual ? " residual" : "") + (f.has_clamp ? " clamp" : "")),
+                     (f.has_residual ? (f.residual_mul ? " times residual" : " residual") : "") +
+                     (f.has_clamp ? " clamp" : "")),
         f.f16 ? " f16" : "", v.bm(), v.bn(), v.bk, v.wg_x, v.wg_y, f.has_bias && !f.split_k,
         f.has_residual && !f.split_k, f.has_clamp && !f.split_k, f.split_k,
         f.vec_a ? vs : std::string(s),
@@ -357,20 +358,21 @@ std::string store_c_step(const GemmShapeFlags& f) {
     return st;
 }
 
-// Residual loads widen to f32.
+// Residual loads widen to f32; the residual is added, or with residual_mul multiplies.
 std::string add_residual_step(const GemmShapeFlags& f) {
+    const char* op = f.residual_mul ? "*=" : "+=";
     if (f.vec_c) {
         const std::string load = "residual[(base + r * params.c_row_stride + c) / 4u]";
         return fmt::format(
             "        if (c < params.N) {{\n"
-            "            v += {};\n"
+            "            v {} {};\n"
             "        }}\n",
-            f.f16 ? "vec4<f32>(" + load + ")" : load);
+            op, f.f16 ? "vec4<f32>(" + load + ")" : load);
     }
     std::string st = "        let at = base + r * params.c_row_stride + c;\n";
     for (int j = 0; j < 4; ++j) {
         const std::string load = fmt::format("residual[at + {}u]", j);
-        st += fmt::format("        if (c + {}u < params.N) {{ v.{} += {}; }}\n", j, kLanes[j],
+        st += fmt::format("        if (c + {}u < params.N) {{ v.{} {} {}; }}\n", j, kLanes[j], op,
                           f.f16 ? "f32(" + load + ")" : load);
     }
     return st;

@@ -61,6 +61,7 @@ struct GemmShapeFlags {
     bool vec_a = false, vec_b = false, vec_c = false;  // vec4 access (sizes allow it)
     bool has_bias = false;
     bool has_residual = false;                 // residual epilogue (binding 5, C's layout)
+    bool residual_mul = false;                 // ... multiplying instead of adding
     bool has_clamp = false;                    // clamp epilogue (Params out_min / out_max)
     Activation activation = Activation::none;  // after the bias
     bool has_scale = false;   // a per-column multiplier (binding 6) after the activation

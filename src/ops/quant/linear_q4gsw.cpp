@@ -21,7 +21,10 @@
 #include "graph/schema/fused_ops.h"
 #include "ops/common/dims.h"
 #include "ops/common/wgsl_types.h"
+#include "ops/common/workgroup_reduce.h"
 #include "ops/matmul/gemm.h"
+#include "ops/quant/dq8_math.wgsl.h"
+#include "ops/quant/dq8_rows.wgsl.h"
 #include "ops/quant/linear_q4gsw.wgsl.h"
 #include "ops/registry.h"
 
@@ -37,9 +40,9 @@ struct Q4gswParams {
 static_assert(sizeof(Q4gswParams) == 32);
 
 constexpr uint32_t kMaxRows = 8;  // MAX_ROWS of the kernel
-// With WGX_Q4_GEMM=1, from this many rows of float activations a layer runs as the tiled GEMM
-// (record_gemm with GemmQ4) instead of the kernel of 8 rows a workgroup. Off by default until
-// it is measured on a GPU (docs/QUANTIZATION.md). Read once.
+// With WGX_Q4_GEMM=1, from this many rows a layer runs as the tiled GEMM (record_q4_prefill)
+// instead of the kernel of 8 rows a workgroup. Off by default until it is measured on a GPU
+// (docs/QUANTIZATION.md). Read once.
 constexpr int64_t kGemmMinRows = 16;
 
 bool q4_gemm_enabled() {
@@ -67,6 +70,72 @@ struct Q4gswCall {
     // even column in the high nibble.
     bool per_channel = false;
 };
+
+struct Dq8RowsParams {
+    uint32_t M, K;
+    float eps;
+    uint32_t pad;
+};
+static_assert(sizeof(Dq8RowsParams) == 16);
+
+// x with each row quantized to 8 bits and dequantized again (dq8_rows.wgsl), in a scratch.
+Tensor record_dq8_rows(Recorder& rec, std::string_view name, const Q4gswCall& c, int64_t M,
+                       int64_t K, bool zp_bytes) {
+    const Tensor& x = *c.x;
+    const bool own = c.own_eps.has_value();
+    Tensor out = rec.scratch(DType::f32, {M, K});
+    const uint32_t wg = rec.workgroup_size(256);
+    const bool subgroups = use_subgroups(rec);
+    Kernel k = rec.kernel(
+        fmt::format("{}/dq8 rows{}{}", name,
+                    own        ? ""
+                    : zp_bytes ? " zp8"
+                               : " zp32",
+                    subgroups ? " subgroups" : ""),
+        workgroup_reduce_prelude(DType::f32, subgroups) + std::string(wgsl::ops_quant_dq8_math) +
+            std::string(wgsl::ops_quant_dq8_rows),
+        {{"WG", double(wg)}, {"OWN_QPARAMS", own ? 1.0 : 0.0}, {"ZP_BYTES", zp_bytes ? 1.0 : 0.0}});
+    const Dq8RowsParams p{uint32_t(M), uint32_t(K), float(own ? *c.own_eps : 0.0), 0};
+    rec.dispatch(k, {x, out, Binding::uniform(p), c.x_scale ? *c.x_scale : x, c.x_zp ? *c.x_zp : x},
+                 rec.grid_1d(uint64_t(M), 1));
+    return out;
+}
+
+// A prefill: the engine's tiled GEMM with the weights unpacked where its B tile is loaded, each
+// weight then serving a tile of rows instead of the 8 of linear_q4gsw.wgsl. 8-bit activations
+// are quantized and dequantized again first (the same values the integer kernel multiplies);
+// a gated pair is two GEMMs, the up projection's into a scratch that the gate's epilogue
+// multiplies in after its SiLU.
+void record_q4_prefill(Recorder& rec, std::string_view name, const Q4gswCall& c, int64_t M,
+                       int64_t N, int64_t K, int64_t Kp, bool zp_bytes) {
+    const bool dq8ca = c.x_scale != nullptr || c.own_eps.has_value();
+    const Tensor x = dq8ca ? record_dq8_rows(rec, name, c, M, K, zp_bytes) : *c.x;
+    const auto gemm = [&](const Tensor& weights, const Tensor& scales, const Tensor& out) {
+        GemmCall g{x, weights, c.bias, out, GemmParams{}};
+        g.p.M = uint32_t(M);
+        g.p.N = uint32_t(N);
+        g.p.K = uint32_t(K);
+        g.p.batch = 1;
+        g.p.bias_col_stride = c.bias ? 1 : 0;
+        g.p.alpha = 1.f;
+        g.p.beta = 1.f;
+        g.trans_b = true;
+        g.q4 = GemmQ4{scales, uint32_t(c.per_channel ? Kp : c.group_size), uint32_t(Kp / 8),
+                      c.per_channel};
+        return g;
+    };
+    if (c.up_weights == nullptr) {
+        record_gemm(rec, name, gemm(*c.weights, *c.scales, *c.out));
+        return;
+    }
+    const Tensor up = rec.scratch(DType::f32, {M, N});
+    record_gemm(rec, fmt::format("{} up", name), gemm(*c.up_weights, *c.up_scales, up));
+    GemmCall gate = gemm(*c.weights, *c.scales, *c.out);
+    gate.activation = Activation::silu;
+    gate.residual = up;
+    gate.residual_multiplies = true;
+    record_gemm(rec, fmt::format("{} gate", name), gate);
+}
 
 void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const Q4gswCall& c) {
     const Tensor &x = *c.x, &weights = *c.weights, &scales = *c.scales, &out = *c.out;
@@ -141,20 +210,8 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
     }
     if (M == 0 || N == 0) return;
 
-    // A prefill of float activations: the engine's tiled GEMM with the weights unpacked where
-    // its B tile is loaded, each weight then serving a tile of rows instead of 8.
-    if (!dq8ca && !gated && M >= kGemmMinRows && q4_gemm_enabled()) {
-        GemmCall g{x, weights, c.bias, out, GemmParams{}};
-        g.p.M = uint32_t(M);
-        g.p.N = uint32_t(N);
-        g.p.K = uint32_t(K);
-        g.p.batch = 1;
-        g.p.bias_col_stride = c.bias ? 1 : 0;
-        g.p.alpha = 1.f;
-        g.p.beta = 1.f;
-        g.trans_b = true;
-        g.q4 = GemmQ4{scales, uint32_t(c.per_channel ? Kp : G), uint32_t(Kp / 8), c.per_channel};
-        record_gemm(rec, name, g);
+    if (M >= kGemmMinRows && q4_gemm_enabled()) {
+        record_q4_prefill(rec, name, c, M, N, K, Kp, zp_bytes);
         return;
     }
 
@@ -199,7 +256,8 @@ void record_q4gsw(Recorder& rec, const Args& args, std::string_view name, const 
     // H200: q4w decode 231 -> 196 tok/s, 8da4w prefill 2529 -> 1853 tok/s
     // (docs/PERFORMANCE.md); 8da4w decode gained 189.5 -> 213.2 tok/s.
     const bool quads = dq8ca && rows == 1 && K % 32 == 0 && Kp % 32 == 0 && G % 32 == 0;
-    std::string text(wgsl::ops_quant_linear_q4gsw);
+    std::string text =
+        std::string(wgsl::ops_quant_dq8_math) + std::string(wgsl::ops_quant_linear_q4gsw);
     replace_wgsl_marker(
         text, "WEIGHT_QUADS",
         quads ? "@group(0) @binding(8) var<storage, read> w4: array<vec4<u32>>;\n"

@@ -78,16 +78,10 @@ fn zero_point(m: u32) -> i32 {
     return bitcast<i32>(x_zp[m]);
 }
 
-// a / b correctly rounded, as the CPU computes it (choose_qparams_affine.wgsl does the same).
-fn divide(a: f32, b: f32) -> f32 {
-    let q = a / b;
-    return fma(fma(-q, b, a), 1.0 / b, q);
-}
-
 // Row r's scale and zero point into row_scale / row_zp: read (the outputs of a
 // choose_qparams_affine call), or with OWN_QPARAMS found from the row's minimum and maximum
-// (each widened to include 0) as torchao does:
-//   scale = max((max - min) / 255, eps), zp = clamp(-128 - round(min / scale), -128, 127).
+// (each widened to include 0) as torchao does (row_scale_of, row_zero_point_of of
+// dq8_math.wgsl, prepended).
 fn stage_row_qparams(m0: u32, t: u32) {
     for (var r = 0u; r < ROWS; r++) {
         let m = min(m0 + r, params.M - 1u);
@@ -116,24 +110,17 @@ fn stage_row_qparams(m0: u32, t: u32) {
             workgroupBarrier();
         }
         if (t == 0u) {
-            let scale = max(divide(partial[0] - partial_lo[0], 255.0), params.eps);
+            let scale = row_scale_of(partial_lo[0], partial[0], params.eps);
             row_scale[r] = scale;
-            row_zp[r] = i32(clamp(-128.0 - round(divide(partial_lo[0], scale)), -128.0, 127.0));
+            row_zp[r] = row_zero_point_of(partial_lo[0], scale);
         }
         workgroupBarrier();
     }
 }
 
-// 1 / s as PyTorch computes it (correctly rounded): WGSL's division may be 2.5 ulp off, which
-// would move x * (1 / s) across a rounding boundary now and then; one Newton step (fused) gives
-// the correctly rounded value except where it lies within a hair of halfway between two floats.
-fn reciprocal(s: f32) -> f32 {
-    let r = 1.0 / s;
-    return fma(r, fma(-s, r, 1.0), r);
-}
-
+// quantize_i8 (dq8_math.wgsl, prepended) as the byte of a packed int8.
 fn quantize(v: f32, inv: f32, zp: i32) -> u32 {
-    return u32(clamp(i32(round(v * inv)) + zp, -128, 127)) & 0xffu;
+    return bitcast<u32>(quantize_i8(v, inv, zp)) & 0xffu;
 }
 
 // Rows m0 .. m0 + ROWS of x, quantized, into xs: word 2j of a row holds columns 8j, 8j + 2,
