@@ -19,7 +19,7 @@ struct QuantCase {
 constexpr int64_t kGroup = 32;
 
 // Llama-3.2-1B's linear layers at one token (a decode step reads each weight once), and over a
-// 127-token prompt chunk (a prefill: the 8-row kernel, or the tiled GEMM with WGX_Q4_GEMM=1).
+// 127-token prompt chunk (a prefill: the tiled GEMM, or with WGX_Q4_GEMM=0 the 8-row kernel).
 const std::vector<QuantCase> kCases = {
     {1, 2048, 2048, "Llama-3.2-1B q / o projection"},
     {1, 2048, 512, "Llama-3.2-1B k / v projection"},

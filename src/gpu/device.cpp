@@ -445,8 +445,22 @@ void Device::destroy_buffer(WGPUBuffer buffer) { wgpuBufferDestroy(buffer); }
 
 void Device::write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data, uint64_t size) {
     check();
-    if (size == 0) return;
-    wgpuQueueWriteBuffer(queue_.get(), buffer, offset, data, size);
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    for (uint64_t done = 0; done < size;) {
+        const uint64_t piece = std::min(size - done, kMaxUnsubmittedWriteBytes);
+        if (unsubmitted_write_bytes_ > 0 &&
+            unsubmitted_write_bytes_ + piece > kMaxUnsubmittedWriteBytes) {
+            // An empty command buffer: the submit carries the staged writes.
+            CommandEncoder encoder =
+                CommandEncoder::adopt(wgpuDeviceCreateCommandEncoder(device_.get(), nullptr));
+            CommandBuffer commands =
+                CommandBuffer::adopt(wgpuCommandEncoderFinish(encoder.get(), nullptr));
+            wait_for(submit(commands.get()));
+        }
+        wgpuQueueWriteBuffer(queue_.get(), buffer, offset + done, bytes + done, piece);
+        unsubmitted_write_bytes_ += piece;
+        done += piece;
+    }
 }
 
 void Device::copy_buffer_now(WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst,
@@ -609,6 +623,7 @@ BindGroup Device::create_bind_group(std::string_view label, WGPUComputePipeline 
 uint64_t Device::submit(WGPUCommandBuffer commands) {
     check();
     last_submission_ = native::submit(queue_.get(), commands);
+    unsubmitted_write_bytes_ = 0;
     return last_submission_;
 }
 

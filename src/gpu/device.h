@@ -62,7 +62,12 @@ class Device : public std::enable_shared_from_this<Device> {
     // Frees the buffer's memory now (handles to it stay valid but unusable).
     static void destroy_buffer(WGPUBuffer buffer);
 
-    // Queues a write; `size` must be a multiple of 4 (callers pad).
+    // Queues a write; `size` must be a multiple of 4 (callers pad). The implementation stages
+    // each write until the next submit: past kMaxUnsubmittedWriteBytes of them, write_buffer
+    // submits and waits (and writes larger ones in pieces of that size), so that a model's
+    // constants, written one after another at load, do not hold a staged copy of them all at
+    // once (the memory a load takes would double).
+    static constexpr uint64_t kMaxUnsubmittedWriteBytes = uint64_t(64) << 20;
     void write_buffer(WGPUBuffer buffer, uint64_t offset, const void* data, uint64_t size);
     // Copies a range of a storage buffer to the host: one staging buffer, one submit, one map.
     std::vector<uint8_t> read_buffer(WGPUBuffer buffer, uint64_t offset, uint64_t size);
@@ -128,6 +133,7 @@ class Device : public std::enable_shared_from_this<Device> {
     bool lost_ = false;
     std::string lost_message_;
     uint64_t last_submission_ = 0;
+    uint64_t unsubmitted_write_bytes_ = 0;  // written since the last submit (write_buffer)
 };
 
 }  // namespace wgx::gpu

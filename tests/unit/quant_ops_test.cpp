@@ -5,9 +5,9 @@
 //     multiple of four), explicit eps and ranges;
 //   et_vk.linear_q4gsw: float64 sums of x times the dequantized 4-bit weights, max_rel_error <=
 //     2e-5 (float32 sums of up to 2048 terms); decode (1 row) and prefill (up to 127 rows, more
-//     than one block of 8; from 16 rows the tiled GEMM under WGX_Q4_GEMM=1, a ctest entry of its
-//     own, which runs the 8-bit and gated layers below on it too) shapes, odd N, padded weight
-//     rows (Kp > K), bias and none, rank 3;
+//     than one block of 8; from 16 rows the tiled GEMM, and under WGX_Q4_GEMM=0, a ctest entry
+//     of its own that runs the 8-bit and gated layers below too, the kernel of 8 rows) shapes,
+//     odd N, padded weight rows (Kp > K), bias and none, rank 3;
 //   et_vk.linear_dq8ca_q4gsw: the same with x first quantized per row to int8 as torchao does
 //     (the quantization evaluated in float32, the product in float64), max_rel_error <= 2e-5;
 //     int8 and int32 zero points, rows too long for 8 in workgroup memory, and the whole 8da4w
@@ -253,7 +253,7 @@ const std::vector<LinearCase>& linear_cases() {
         {{1, 128}, 300, 128, 128, false},
         {{1, 1, 2048}, 40, 2048, 32, true},
         {{20, 32}, 5, 32, 32, false},
-        // A 127-token prefill chunk and 120 rows (the tiled GEMM under WGX_Q4_GEMM=1), padded
+        // A 127-token prefill chunk and 120 rows (the tiled GEMM unless WGX_Q4_GEMM=0), padded
         // rows, odd N.
         {{127, 256}, 130, 288, 32, true},
         {{3, 40, 64}, 33, 64, 64, false},

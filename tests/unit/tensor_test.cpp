@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "gpu/device.h"
 #include "test_util.h"
 
 namespace wgx::test {
@@ -121,6 +122,27 @@ TEST(Tensor, ViewsShareTheTensorsMemory) {
     EXPECT_THROW(h.view(1, {2}), InvalidArgument);  // starts inside a word
     EXPECT_THROW(h.view(2, {3}), InvalidArgument);  // ends inside one, before the end
     EXPECT_NO_THROW(h.view(4, {3}));                // ends inside one, at the end
+}
+
+// Writes larger than the device layer stages at once (gpu::Device::kMaxUnsubmittedWriteBytes)
+// go in pieces with a submit between: one such write and several smaller ones in a row all
+// arrive whole.
+TEST(Tensor, WritesLargerThanOneStagingRoundArriveWhole) {
+    const int64_t n = int64_t(gpu::Device::kMaxUnsubmittedWriteBytes / 4) + 12345;
+    std::vector<float> big(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) big[size_t(i)] = float(i % 1000003) * 0.5f - 7.f;
+    Tensor t = ctx().tensor(DType::f32, {n}).set_data(big);
+    EXPECT_EQ(t.get_data<float>(), big);
+    std::vector<Tensor> parts;
+    for (int k = 0; k < 3; ++k) {
+        std::vector<float> part(big.begin() + k, big.begin() + k + n / 2);
+        parts.push_back(ctx().tensor(DType::f32, {n / 2}).set_data(part));
+    }
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_EQ(parts[size_t(k)].get_data<float>(),
+                  std::vector<float>(big.begin() + k, big.begin() + k + n / 2))
+            << "write " << k;
+    }
 }
 
 }  // namespace
