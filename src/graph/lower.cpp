@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "graph/graph_check.h"
@@ -378,9 +379,13 @@ class PlanLowering {
         // A float32 plan tensor that the VkGraph holds in float16 (--vulkan-force-fp16): the
         // delegate converts at its boundary, so the VkGraph value stays its own tensor with a
         // conversion before (input) or after (output) the delegate's ops.
+        // Likewise a VkGraph tensor that is the plan tensor with size-1 dims added or removed
+        // (the exporter fused a view_copy at the delegate's edge into a linear layer, whose
+        // output keeps the input's rank): a squeeze or unsqueeze at the boundary (`reshape`).
         struct Conversion {
             bool is_input;
             int32_t sub_id, plan_id;
+            std::optional<OpCall> reshape;  // with from / to filled in below
         };
         std::vector<Conversion> conversions;
         for (size_t i = 0; i < expected; ++i) {
@@ -392,8 +397,16 @@ class PlanLowering {
             if (sub_id >= 0 && static_cast<size_t>(sub_id) < sub.values.size() &&
                 !bound.count(sub_id) &&
                 converts_at_boundary(sub.values[static_cast<size_t>(sub_id)], args[i])) {
-                conversions.push_back({is_input, sub_id, args[i]});
+                conversions.push_back({is_input, sub_id, args[i], std::nullopt});
                 continue;
+            }
+            if (sub_id >= 0 && static_cast<size_t>(sub_id) < sub.values.size() &&
+                !bound.count(sub_id)) {
+                const Value& inner = sub.values[static_cast<size_t>(sub_id)];
+                if (auto op = reshape_at_boundary(inner, args[i], is_input)) {
+                    conversions.push_back({is_input, sub_id, args[i], std::move(op)});
+                    continue;
+                }
             }
             auto [it, inserted] = bound.emplace(sub_id, args[i]);
             if (!inserted && it->second != args[i] && !is_input &&
@@ -446,15 +459,14 @@ class PlanLowering {
         }
         for (Constant& constant : sub.constants) graph_.constants.push_back(std::move(constant));
         for (const Conversion& c : conversions) {
-            if (c.is_input) graph_.chain.push_back(boundary_conversion(c.plan_id, remap[c.sub_id]));
+            if (c.is_input) graph_.chain.push_back(boundary_op(c, c.plan_id, remap[c.sub_id]));
         }
         for (OpCall& op : sub.chain) {
             for (int32_t& arg : op.args) arg = remap[static_cast<size_t>(arg)];
             graph_.chain.push_back(std::move(op));
         }
         for (const Conversion& c : conversions) {
-            if (!c.is_input)
-                graph_.chain.push_back(boundary_conversion(remap[c.sub_id], c.plan_id));
+            if (!c.is_input) graph_.chain.push_back(boundary_op(c, remap[c.sub_id], c.plan_id));
         }
         for (const auto& [from, to] : output_copies) {
             const auto& dims = std::get<Tensor>(graph_.values[static_cast<size_t>(to)]).dims;
@@ -481,6 +493,55 @@ class PlanLowering {
         convert.name = "aten._to_copy.default";
         convert.args = {from, to};
         return convert;
+    }
+
+    // The op that carries a boundary value from `from` to `to`: its conversion, or its reshape
+    // (whose args hold -1 where from and to go).
+    template <typename C>
+    static OpCall boundary_op(const C& c, int32_t from, int32_t to) {
+        if (!c.reshape) return boundary_conversion(from, to);
+        OpCall op = *c.reshape;
+        for (int32_t& a : op.args) a = a == kFromSlot ? from : a == kToSlot ? to : a;
+        return op;
+    }
+    static constexpr int32_t kFromSlot = -1000, kToSlot = -1001;
+
+    // The squeeze (from has more dims) or unsqueeze (one dim fewer) that turns the boundary
+    // value's source tensor into its destination, when the two are the same dtype and the same
+    // dims but for size-1 ones; nullopt otherwise. An input goes plan -> VkGraph, an output
+    // VkGraph -> plan.
+    std::optional<OpCall> reshape_at_boundary(const Value& inner, int32_t plan_id, bool is_input) {
+        const auto* a = std::get_if<Tensor>(&inner);
+        const auto* b = std::get_if<Tensor>(&graph_.values[static_cast<size_t>(plan_id)]);
+        if (!a || !b || a->constant_id >= 0 || a->dims.size() == b->dims.size()) return {};
+        if (a->dtype != b->dtype && a->dtype != storage_dtype(b->dtype)) return {};
+        const Tensor& from = is_input ? *b : *a;
+        const Tensor& to = is_input ? *a : *b;
+        const bool squeeze = from.dims.size() > to.dims.size();
+        const auto& longer = squeeze ? from.dims : to.dims;
+        const auto& shorter = squeeze ? to.dims : from.dims;
+        // The positions of `longer` that `shorter` lacks: size-1 dims, matched greedily.
+        std::vector<int64_t> extra;
+        size_t j = 0;
+        for (size_t i = 0; i < longer.size(); ++i) {
+            if (j < shorter.size() && longer[i] == shorter[j]) {
+                ++j;
+            } else if (longer[i] == 1) {
+                extra.push_back(static_cast<int64_t>(i));
+            } else {
+                return {};
+            }
+        }
+        if (j != shorter.size() || (!squeeze && extra.size() != 1)) return {};
+        OpCall op;
+        if (squeeze) {
+            op.name = "aten.squeeze_copy.dims";
+            op.args = {kFromSlot, add_value(IntList{extra}), kToSlot};
+        } else {
+            op.name = "aten.unsqueeze_copy.default";
+            op.args = {kFromSlot, add_value(Int{extra[0]}), kToSlot};
+        }
+        return op;
     }
 
     // Checks that a VkGraph input/output value agrees with the plan value it stands for.

@@ -696,6 +696,59 @@ TEST(PteDelegate, AnOutputThatIsAnInputBecomesACopy) {
     EXPECT_EQ(g.chain[0].args.back(), b);
 }
 
+// A VkGraph tensor that is its plan tensor but for size-1 dims (the exporter fused a view_copy
+// at the delegate's edge into a linear layer) gets a squeeze or unsqueeze at the boundary;
+// other shape differences stay errors.
+TEST(PteDelegate, SizeOneDimsDifferingAtTheBoundaryBecomeReshapes) {
+    VkGraphWriter v;
+    const int x = v.tensor(vk::VkDataType::FLOAT32, {1, 3, 4});
+    const int out = v.tensor(vk::VkDataType::FLOAT32, {1, 3, 4});
+    v.op("aten.neg.default", {x, out});
+    v.inputs = {static_cast<uint32_t>(x)};
+    v.outputs = {static_cast<uint32_t>(out)};
+    const Bytes payload = v.finish();
+    {
+        PteWriter w;
+        const int a = w.tensor(fb::ScalarType::FLOAT, {3, 4});
+        const int b = w.tensor(fb::ScalarType::FLOAT, {1, 3, 4});
+        w.delegate_call(w.delegate("VulkanBackend", payload, false), {a, b});
+        w.inputs = {a};
+        w.outputs = {b};
+        const Graph g = load(w.finish());
+        ASSERT_EQ(g.chain.size(), 2u);
+        EXPECT_EQ(g.chain[0].name, "aten.unsqueeze_copy.default");  // [3, 4] -> [1, 3, 4]
+        EXPECT_EQ(g.chain[0].args.front(), a);
+        EXPECT_EQ(std::get<Int>(g.values.at(g.chain[0].args[1])).value, 0);
+        EXPECT_EQ(tensor_at(g, g.chain[0].args.back()).dims, (std::vector<int64_t>{1, 3, 4}));
+        EXPECT_EQ(g.chain[1].name, "aten.neg.default");
+        EXPECT_EQ(g.chain[1].args[0], g.chain[0].args.back());
+        EXPECT_EQ(g.chain[1].args[1], b);
+    }
+    {
+        PteWriter w;
+        const int a = w.tensor(fb::ScalarType::FLOAT, {1, 3, 4});
+        const int b = w.tensor(fb::ScalarType::FLOAT, {3, 4});
+        w.delegate_call(w.delegate("VulkanBackend", payload, false), {a, b});
+        w.inputs = {a};
+        w.outputs = {b};
+        const Graph g = load(w.finish());
+        ASSERT_EQ(g.chain.size(), 2u);
+        EXPECT_EQ(g.chain[0].args[0], a);
+        EXPECT_EQ(g.chain[1].name, "aten.squeeze_copy.dims");
+        EXPECT_EQ(std::get<IntList>(g.values.at(g.chain[1].args[1])).items,
+                  (std::vector<int64_t>{0}));
+        EXPECT_EQ(g.chain[1].args[0], g.chain[0].args.back());
+        EXPECT_EQ(g.chain[1].args.back(), b);
+    }
+    {
+        PteWriter w;
+        const int a = w.tensor(fb::ScalarType::FLOAT, {1, 3, 4});
+        const int b = w.tensor(fb::ScalarType::FLOAT, {4, 3});
+        w.delegate_call(w.delegate("VulkanBackend", payload, false), {a, b});
+        EXPECT_LOAD_ERROR(load(w.finish()), "output 0", "float32 [1, 3, 4]", "float32 [4, 3]");
+    }
+}
+
 TEST(PteDelegate, InputsBoundTwiceAreRejected) {
     VkGraphWriter v;
     const int x = v.tensor(vk::VkDataType::FLOAT32, {4});
