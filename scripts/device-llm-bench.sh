@@ -316,12 +316,13 @@ fi
 # slower).
 watch_gpu() {
     local pid=$1 n
-    peak_mib=0 clock_samples=()
+    peak_mib=0 clock_samples=() mib_samples=()
     for _ in $(seq 1 "$2"); do
         sleep "$3"
         n=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits |
             awk -F', ' -v p="$pid" '$1 == p {print $2}')
         [ -n "$n" ] && [ "$n" -gt "$peak_mib" ] && peak_mib=$n
+        mib_samples+=("${n:--}")
         clock_samples+=("$(nvidia-smi --query-gpu=clocks.sm,clocks.mem,utilization.gpu \
             --format=csv,noheader,nounits | tr -d ' ')")
         kill -0 "$pid" 2>/dev/null || break
@@ -329,18 +330,23 @@ watch_gpu() {
     kill "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
 }
-# The loaded program's GPU memory: what the engine allocates (wgx info: constants and memory
-# pools after the passes) and what nvidia-smi sees of a generating process (its largest figure
+# The loaded program's GPU memory: what the file holds (wgx info: constants and memory pools
+# after the passes), what the engine allocates (wgx generate --json's gpu_allocated_bytes:
+# unused constants are never uploaded) and what nvidia-smi sees of a generating process (its largest figure
 # over a few seconds once loaded), for each 4-bit program.
 gpu_memory() {
     local pte=$work/$1.pte
     [ -f "$pte" ] && command -v nvidia-smi > /dev/null || return 0
     [ "$(left)" -gt 60 ] || { log "memory $1: skipped, $(left)s left"; return 0; }
     note "wgx info $1.pte: $("$wgx" info "$pte" 2>&1 | grep -E '^constants|^after graph passes' | tr '\n' ';')"
+    local allocated
+    allocated=$("$wgx" generate "$pte" --prompt-tokens "$(cat "$work/prompt.txt")" --max-new-tokens 2 \
+        --json 2>/dev/null | tail -1 | "$py" -c 'import json, sys; print(json.load(sys.stdin)["gpu_allocated_bytes"])' 2>/dev/null)
+    note "wgx generate $1.pte: the engine allocated ${allocated:-FAILED} bytes on the GPU (buffers it holds after generating)"
     "$wgx" generate "$pte" --prompt-tokens "$(cat "$work/prompt.txt")" --max-new-tokens 1900 \
         > /dev/null 2>&1 &
     watch_gpu $! 40 0.5
-    note "nvidia-smi while wgx generate ran $1.pte: $peak_mib MiB used by the process"
+    note "nvidia-smi while wgx generate ran $1.pte: $peak_mib MiB used by the process at its peak (MiB every 0.5 s: ${mib_samples[*]})"
     note "nvidia-smi clocks while wgx generate ran $1.pte (SM MHz,memory MHz,GPU utilization % every 0.5 s): ${clock_samples[*]}"
     log "memory $1: $peak_mib MiB (nvidia-smi)"
 }
