@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build lint tidy test test-slow test-readers-sanitized demo clean test-install test-leaks
+.PHONY: all deps build lint tidy test test-python test-slow test-readers-sanitized demo clean test-install test-leaks
 
 all: build
 
@@ -33,9 +33,16 @@ tidy: build
 # Builds everything and runs the whole test suite on the default adapter (lavapipe headless),
 # then the file-format readers' tests again under AddressSanitizer and UBSan.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'slow|python'
+	$(MAKE) test-python
 	$(MAKE) test-readers-sanitized
 	$(MAKE) test-install
+
+# The Python package's tests (bindings/python/tests, pytest) on the module the build made, with
+# pytest's own summary line (the ctest entry python_package runs the same).
+test-python: build
+	WGX_TESTS_DIR=$(abspath tests) PYTHONPATH=$(abspath $(BUILD))/python \
+	    .cache/pkg-venv/bin/python -m pytest -q -p no:cacheprovider bindings/python/tests
 
 # The slow set: full-size models (exported once into .cache/models by python/export_models.py
 # --full) against PyTorch; run before each submission and on the H200. SLOW_LOG=docs/slow-runs

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-    build-essential cmake ninja-build pkg-config python3 python3-pip python3-venv unzip
+    build-essential cmake ninja-build pkg-config python3 python3-pip python3-venv python3-dev unzip
     ca-certificates
     ccache                                             # compile cache, picked up by CMake
     clang-format clang-tidy                            # make lint / make tidy
@@ -34,3 +34,4 @@ fi
 scripts/fetch-wgpu-native.sh
 scripts/fetch-pytorch-tokenizers.sh
 scripts/fetch-minja.sh
+scripts/setup-package-venv.sh > /dev/null   # the Python package's build and test venv (docs/PYTHON.md)

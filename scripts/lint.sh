@@ -52,14 +52,14 @@ status=0
 
 lint_python() {
     local ruff="$venv/bin/ruff"
-    echo "[lint] $("$ruff" --version): ruff check python"
-    if ! "$ruff" check python; then
+    echo "[lint] $("$ruff" --version): ruff check python bindings/python"
+    if ! "$ruff" check python bindings/python; then
         echo "[lint] FAILED: ruff check found problems in python/" \
              "(many are fixed by: $ruff check --fix python)" >&2
         status=1
     fi
-    echo "[lint] $("$ruff" --version): ruff format --check python"
-    if ! "$ruff" format --check python; then
+    echo "[lint] $("$ruff" --version): ruff format --check python bindings/python"
+    if ! "$ruff" format --check python bindings/python; then
         echo "[lint] FAILED: the files above are not formatted as ruff format would" \
              "(fix: $ruff format python)" >&2
         status=1

@@ -1,0 +1,213 @@
+// wgx._core: the engine's public API for Python (nanobind). The Python layer (wgx/__init__.py)
+// builds the user-facing API on these few calls: a context (the device), a program loaded for
+// one method and run on host arrays, and the file's methods. Arrays cross as C-contiguous
+// ndarrays (numpy, or any DLPack producer on the CPU); outputs are new numpy arrays. The GPU
+// work of a run happens with the GIL released. Engine errors become the Python exceptions that
+// wgx/__init__.py names (LoadError, InvalidArgument, GpuError, DeviceLost), with the engine's
+// message.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/variant.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wgx/wgx.h"
+
+namespace nb = nanobind;
+
+namespace {
+
+using Array = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
+// The engine's dtype of an array, or nullopt for a type it has no tensors of.
+std::optional<wgx::DType> dtype_of(const nb::dlpack::dtype& t) {
+    using nb::dlpack::dtype_code;
+    const auto code = static_cast<dtype_code>(t.code);
+    if (t.lanes != 1) return std::nullopt;
+    if (code == dtype_code::Float && t.bits == 32) return wgx::DType::f32;
+    if (code == dtype_code::Float && t.bits == 16) return wgx::DType::f16;
+    if (code == dtype_code::Float && t.bits == 64) return wgx::DType::f64;
+    if (code == dtype_code::Int && t.bits == 32) return wgx::DType::i32;
+    if (code == dtype_code::Int && t.bits == 64) return wgx::DType::i64;
+    if (code == dtype_code::Int && t.bits == 8) return wgx::DType::i8;
+    if (code == dtype_code::UInt && t.bits == 8) return wgx::DType::u8;
+    if (code == dtype_code::Bool && t.bits == 8) return wgx::DType::boolean;
+    return std::nullopt;
+}
+
+nb::dlpack::dtype dlpack_of(wgx::DType t) {
+    switch (t) {
+        case wgx::DType::f32: return nb::dtype<float>();
+        case wgx::DType::f16:
+            return nb::dlpack::dtype{static_cast<uint8_t>(nb::dlpack::dtype_code::Float), 16, 1};
+        case wgx::DType::f64: return nb::dtype<double>();
+        case wgx::DType::i32: return nb::dtype<int32_t>();
+        case wgx::DType::i64: return nb::dtype<int64_t>();
+        case wgx::DType::i8: return nb::dtype<int8_t>();
+        case wgx::DType::u8: return nb::dtype<uint8_t>();
+        case wgx::DType::boolean: return nb::dtype<bool>();
+    }
+    return nb::dtype<float>();
+}
+
+// A numpy array owning a copy of the tensor's data.
+nb::object to_numpy(const wgx::Tensor& t) {
+    auto* bytes = new std::vector<std::byte>(t.host_bytes());
+    {
+        nb::gil_scoped_release unlocked;
+        t.get_bytes(*bytes);
+    }
+    nb::capsule owner(bytes,
+                      [](void* p) noexcept { delete static_cast<std::vector<std::byte>*>(p); });
+    std::vector<size_t> shape(t.shape().begin(), t.shape().end());
+    return nb::cast(nb::ndarray<nb::numpy>(bytes->data(), shape.size(), shape.data(), owner,
+                                           nullptr, dlpack_of(t.dtype())));
+}
+
+nb::dict info_dict(const wgx::TensorInfo& info) {
+    nb::dict d;
+    d["name"] = info.name;
+    d["dtype"] = std::string(wgx::dtype_name(info.dtype));
+    d["shape"] = nb::tuple(nb::cast(std::vector<int64_t>(info.shape.begin(), info.shape.end())));
+    d["dynamic"] = info.dynamic_bound;
+    return d;
+}
+
+// The device a program runs on. Shared by the programs made with it.
+struct EngineContext {
+    wgx::Context context;
+};
+
+std::shared_ptr<EngineContext> make_context(const std::string& adapter, const std::string& backend,
+                                            bool allow_cpu, std::optional<bool> shader_checks) {
+    wgx::DeviceOptions options;
+    options.adapter = adapter;
+    options.backend = backend;
+    options.allow_cpu = allow_cpu;
+    if (shader_checks) options.shader_checks = *shader_checks;
+    nb::gil_scoped_release unlocked;
+    return std::make_shared<EngineContext>(EngineContext{wgx::Context::create(options)});
+}
+
+// One method of a program, prepared on a context. A Runner is not for two threads at once:
+// runs take the program's lock (with the GIL released while they wait and work), so threads
+// that share a program take turns and each gets its own outputs.
+struct EngineProgram {
+    std::shared_ptr<EngineContext> context;
+    std::unique_ptr<wgx::Runner> runner;
+    std::mutex lock;
+};
+
+std::unique_ptr<EngineProgram> load_program(std::shared_ptr<EngineContext> context,
+                                            const std::string& path, const std::string& method,
+                                            bool fuse, bool float16) {
+    wgx::ProgramOptions options;
+    options.method = method;
+    options.fuse = fuse;
+    options.float16 = float16;
+    auto p = std::make_unique<EngineProgram>();
+    p->context = std::move(context);
+    nb::gil_scoped_release unlocked;
+    wgx::Program program = wgx::Program::load(path, options);
+    p->runner = std::make_unique<wgx::Runner>(p->context->context, std::move(program));
+    return p;
+}
+
+nb::list run_program(EngineProgram& p, const std::vector<Array>& arrays) {
+    std::vector<wgx::HostTensor> inputs(arrays.size());
+    for (size_t i = 0; i < arrays.size(); ++i) {
+        const Array& a = arrays[i];
+        const auto dtype = dtype_of(a.dtype());
+        if (!dtype) {
+            throw wgx::InvalidArgument(
+                "input " + std::to_string(i) +
+                ": the engine takes float32, float16, float64, int64, int32, int8, uint8 or bool "
+                "arrays");
+        }
+        inputs[i].dtype = *dtype;
+        for (size_t d = 0; d < a.ndim(); ++d) inputs[i].shape.push_back(int64_t(a.shape(d)));
+        inputs[i].bytes =
+            std::span<const std::byte>(static_cast<const std::byte*>(a.data()), a.nbytes());
+    }
+    std::vector<wgx::Tensor> outputs;
+    {
+        nb::gil_scoped_release unlocked;
+        std::lock_guard<std::mutex> held(p.lock);
+        outputs = p.runner->run(inputs);
+        // Read back under the lock too: the next run reuses the output buffers.
+        nb::gil_scoped_acquire locked;
+        nb::list out;
+        for (const wgx::Tensor& t : outputs) out.append(to_numpy(t));
+        return out;
+    }
+}
+
+nb::list constant_methods(const std::string& path) {
+    nb::list out;
+    for (const wgx::ConstantMethod& m : wgx::Program::constant_methods(path)) {
+        nb::list values;
+        for (const auto& v : m.values) values.append(nb::cast(v));
+        out.append(nb::make_tuple(m.name, values));
+    }
+    return out;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "wgx's engine (use the wgx package, not this module)";
+    // As the CLI does: Mesa's Vulkan drivers print an error for every Wayland probe when
+    // XDG_RUNTIME_DIR is unset (headless machines); any existing directory silences them.
+    setenv("XDG_RUNTIME_DIR", "/tmp", /*overwrite=*/0);
+    auto base = nb::exception<wgx::Error>(m, "Error");
+    nb::exception<wgx::InvalidArgument>(m, "InvalidArgument", base);
+    nb::exception<wgx::LoadError>(m, "LoadError", base);
+    auto gpu = nb::exception<wgx::GpuError>(m, "GpuError", base);
+    nb::exception<wgx::DeviceLost>(m, "DeviceLost", gpu);
+
+    m.def("version", [] { return std::string(wgx::version()); });
+    m.def("methods", [](const std::string& path) { return wgx::Program::methods(path); });
+    m.def("constant_methods", &constant_methods);
+
+    nb::class_<EngineContext>(m, "Context")
+        .def_prop_ro("adapter",
+                     [](const EngineContext& c) { return c.context.device_info().adapter.name; })
+        .def_prop_ro("allocated_bytes",
+                     [](const EngineContext& c) { return c.context.allocated_bytes(); });
+    m.def("create_context", &make_context, nb::arg("adapter"), nb::arg("backend"),
+          nb::arg("allow_cpu"), nb::arg("shader_checks").none());
+
+    nb::class_<EngineProgram>(m, "Program")
+        .def_prop_ro("inputs",
+                     [](const EngineProgram& p) {
+                         nb::list l;
+                         for (const auto& i : p.runner->program().inputs()) l.append(info_dict(i));
+                         return l;
+                     })
+        .def_prop_ro("outputs",
+                     [](const EngineProgram& p) {
+                         nb::list l;
+                         for (const auto& o : p.runner->program().outputs()) l.append(info_dict(o));
+                         return l;
+                     })
+        .def_prop_ro("has_state", [](const EngineProgram& p) { return p.runner->has_state(); })
+        .def("run", &run_program)
+        .def("reset_state", [](EngineProgram& p) {
+            nb::gil_scoped_release unlocked;
+            std::lock_guard<std::mutex> held(p.lock);
+            p.runner->reset_state();
+        });
+    m.def("load_program", &load_program, nb::arg("context"), nb::arg("path"), nb::arg("method"),
+          nb::arg("fuse"), nb::arg("float16"));
+}
