@@ -41,7 +41,7 @@ test: build
 # The Python package's tests (bindings/python/tests, pytest) on the module the build made, with
 # pytest's own summary line (the ctest entry python_package runs the same).
 test-python: build
-	WGX_TESTS_DIR=$(abspath tests) PYTHONPATH=$(abspath $(BUILD))/python \
+	WGX_TESTS_DIR=$(abspath tests) PYTHONPATH=$(abspath $(BUILD))/python WGX_BINARY=$(abspath $(BUILD))/wgx \
 	    .cache/pkg-venv/bin/python -m pytest -q -p no:cacheprovider bindings/python/tests
 
 # The slow set: full-size models (exported once into .cache/models by python/export_models.py

@@ -14,6 +14,7 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -23,6 +24,9 @@
 #include <vector>
 
 #include "wgx/wgx.h"
+#ifdef WGX_PYTHON_CLI
+#include "cli_main.h"
+#endif
 
 namespace nb = nanobind;
 
@@ -177,6 +181,20 @@ NB_MODULE(_core, m) {
     nb::exception<wgx::DeviceLost>(m, "DeviceLost", gpu);
 
     m.def("version", [] { return std::string(wgx::version()); });
+#ifdef WGX_PYTHON_CLI
+    // `python -m wgx`: the command-line tool itself, printing to the process's stdout and
+    // stderr (flushed before returning, so that Python's own output stays in order).
+    m.def("cli_main", [](std::vector<std::string> args) {
+        std::vector<char*> argv;
+        for (std::string& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        nb::gil_scoped_release unlocked;
+        const int status = wgx::cli::run_main(static_cast<int>(args.size()), argv.data());
+        std::fflush(stdout);
+        std::fflush(stderr);
+        return status;
+    });
+#endif
     m.def("methods", [](const std::string& path) { return wgx::Program::methods(path); });
     m.def("constant_methods", &constant_methods);
 
