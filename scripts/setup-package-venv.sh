@@ -2,10 +2,11 @@
 # The virtual environment the Python package builds and tests in: .cache/pkg-venv (ignored), with
 # python/requirements-package.txt, made again only when the pins change. Prints its python.
 #   env: PYTHON (python3): the interpreter to make it from (needs python3-venv and python3-dev)
+#        VENV (.cache/pkg-venv): where (scripts/build-wheels.sh makes one per Python version)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py="${PYTHON:-python3}"
-venv=.cache/pkg-venv
+venv="${VENV:-.cache/pkg-venv}"
 req=python/requirements-package.txt
 stamp="$venv/.requirements.sha256"
 want="$(sha256sum "$req" | cut -d' ' -f1)"

@@ -14,6 +14,7 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "engine.h"
+#include "llm.h"
 #include "wgx/wgx.h"
 #ifdef WGX_PYTHON_CLI
 #include "cli_main.h"
@@ -32,6 +35,8 @@ namespace nb = nanobind;
 
 namespace {
 
+using wgx::python::EngineContext;
+using wgx::python::EngineProgram;
 using Array = nb::ndarray<nb::c_contig, nb::device::cpu>;
 
 // The engine's dtype of an array, or nullopt for a type it has no tensors of.
@@ -65,18 +70,27 @@ nb::dlpack::dtype dlpack_of(wgx::DType t) {
     return nb::dtype<float>();
 }
 
-// A numpy array owning a copy of the tensor's data.
-nb::object to_numpy(const wgx::Tensor& t) {
-    auto* bytes = new std::vector<std::byte>(t.host_bytes());
-    {
-        nb::gil_scoped_release unlocked;
-        t.get_bytes(*bytes);
-    }
+// An output read back to the host (without the GIL), before it becomes a numpy array (with it).
+struct HostCopy {
+    std::unique_ptr<std::vector<std::byte>> bytes;
+    std::vector<size_t> shape;
+    wgx::DType dtype;
+};
+
+HostCopy read_back(const wgx::Tensor& t) {
+    HostCopy c{std::make_unique<std::vector<std::byte>>(t.host_bytes()),
+               std::vector<size_t>(t.shape().begin(), t.shape().end()), t.dtype()};
+    t.get_bytes(*c.bytes);
+    return c;
+}
+
+// A numpy array that takes over the copy's bytes.
+nb::object to_numpy(HostCopy&& c) {
+    std::vector<std::byte>* bytes = c.bytes.release();
     nb::capsule owner(bytes,
                       [](void* p) noexcept { delete static_cast<std::vector<std::byte>*>(p); });
-    std::vector<size_t> shape(t.shape().begin(), t.shape().end());
-    return nb::cast(nb::ndarray<nb::numpy>(bytes->data(), shape.size(), shape.data(), owner,
-                                           nullptr, dlpack_of(t.dtype())));
+    return nb::cast(nb::ndarray<nb::numpy>(bytes->data(), c.shape.size(), c.shape.data(), owner,
+                                           nullptr, dlpack_of(c.dtype)));
 }
 
 nb::dict info_dict(const wgx::TensorInfo& info) {
@@ -88,11 +102,6 @@ nb::dict info_dict(const wgx::TensorInfo& info) {
     return d;
 }
 
-// The device a program runs on. Shared by the programs made with it.
-struct EngineContext {
-    wgx::Context context;
-};
-
 std::shared_ptr<EngineContext> make_context(const std::string& adapter, const std::string& backend,
                                             bool allow_cpu, std::optional<bool> shader_checks) {
     wgx::DeviceOptions options;
@@ -101,17 +110,8 @@ std::shared_ptr<EngineContext> make_context(const std::string& adapter, const st
     options.allow_cpu = allow_cpu;
     if (shader_checks) options.shader_checks = *shader_checks;
     nb::gil_scoped_release unlocked;
-    return std::make_shared<EngineContext>(EngineContext{wgx::Context::create(options)});
+    return std::make_shared<EngineContext>(wgx::Context::create(options));
 }
-
-// One method of a program, prepared on a context. A Runner is not for two threads at once:
-// runs take the program's lock (with the GIL released while they wait and work), so threads
-// that share a program take turns and each gets its own outputs.
-struct EngineProgram {
-    std::shared_ptr<EngineContext> context;
-    std::unique_ptr<wgx::Runner> runner;
-    std::mutex lock;
-};
 
 std::unique_ptr<EngineProgram> load_program(std::shared_ptr<EngineContext> context,
                                             const std::string& path, const std::string& method,
@@ -124,11 +124,13 @@ std::unique_ptr<EngineProgram> load_program(std::shared_ptr<EngineContext> conte
     p->context = std::move(context);
     nb::gil_scoped_release unlocked;
     wgx::Program program = wgx::Program::load(path, options);
+    std::lock_guard<std::mutex> held(p->lock());  // the runner allocates and uploads on it
     p->runner = std::make_unique<wgx::Runner>(p->context->context, std::move(program));
     return p;
 }
 
-nb::list run_program(EngineProgram& p, const std::vector<Array>& arrays) {
+// The arrays as the runner takes them (views: the arrays outlive the call).
+std::vector<wgx::HostTensor> host_inputs(const std::vector<Array>& arrays) {
     std::vector<wgx::HostTensor> inputs(arrays.size());
     for (size_t i = 0; i < arrays.size(); ++i) {
         const Array& a = arrays[i];
@@ -144,17 +146,82 @@ nb::list run_program(EngineProgram& p, const std::vector<Array>& arrays) {
         inputs[i].bytes =
             std::span<const std::byte>(static_cast<const std::byte*>(a.data()), a.nbytes());
     }
-    std::vector<wgx::Tensor> outputs;
+    return inputs;
+}
+
+nb::list run_program(EngineProgram& p, const std::vector<Array>& arrays) {
+    const std::vector<wgx::HostTensor> inputs = host_inputs(arrays);
+    // The outputs are read back under the lock (the next run reuses their buffers), and no
+    // thread waits for the GIL while it holds the lock (see EngineProgram's destructor).
+    std::vector<HostCopy> copies;
     {
         nb::gil_scoped_release unlocked;
-        std::lock_guard<std::mutex> held(p.lock);
-        outputs = p.runner->run(inputs);
-        // Read back under the lock too: the next run reuses the output buffers.
-        nb::gil_scoped_acquire locked;
-        nb::list out;
-        for (const wgx::Tensor& t : outputs) out.append(to_numpy(t));
-        return out;
+        std::lock_guard<std::mutex> held(p.lock());
+        for (const wgx::Tensor& t : p.runner->run(inputs)) copies.push_back(read_back(t));
     }
+    nb::list out;
+    for (HostCopy& c : copies) out.append(to_numpy(std::move(c)));
+    return out;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Wall times of `iters` runs after `warmup` untimed ones: "run" (the inputs written, the work
+// submitted and waited for) and "end_to_end" (the same and the outputs read back to the host).
+nb::dict bench_program(EngineProgram& p, const std::vector<Array>& arrays, int iters, int warmup) {
+    if (iters < 1 || warmup < 0) {
+        throw wgx::InvalidArgument("bench needs iters >= 1 and warmup >= 0, not " +
+                                   std::to_string(iters) + " and " + std::to_string(warmup));
+    }
+    const std::vector<wgx::HostTensor> inputs = host_inputs(arrays);
+    std::vector<double> run, end_to_end;
+    {
+        nb::gil_scoped_release unlocked;
+        std::lock_guard<std::mutex> held(p.lock());
+        wgx::Context& ctx = p.runner->context();
+        for (int i = 0; i < warmup; ++i) {
+            p.runner->run(inputs);
+            ctx.sync();
+        }
+        for (int i = 0; i < iters; ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            p.runner->run(inputs);
+            ctx.sync();
+            run.push_back(ms_since(t0));
+        }
+        for (int i = 0; i < iters; ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            for (const wgx::Tensor& t : p.runner->run(inputs)) (void)read_back(t);
+            end_to_end.push_back(ms_since(t0));
+        }
+    }
+    nb::dict out;
+    out["run"] = nb::cast(run);
+    out["end_to_end"] = nb::cast(end_to_end);
+    return out;
+}
+
+// One run with GPU timestamps around every dispatch: (scope, kernel, ms) in recorded order.
+nb::list profile_program(EngineProgram& p, const std::vector<Array>& arrays) {
+    const std::vector<wgx::HostTensor> inputs = host_inputs(arrays);
+    wgx::Profile profile;
+    {
+        nb::gil_scoped_release unlocked;
+        std::lock_guard<std::mutex> held(p.lock());
+        if (!p.runner->context().device_info().features.timestamp_query) {
+            throw wgx::InvalidArgument("profiling needs GPU timestamps; " +
+                                       p.runner->context().device_info().adapter.name +
+                                       " does not offer the timestamp-query feature");
+        }
+        profile = p.runner->profile(inputs);
+    }
+    nb::list out;
+    for (const wgx::DispatchTime& d : profile.dispatches) {
+        out.append(nb::make_tuple(d.scope, d.kernel, d.ms));
+    }
+    return out;
 }
 
 nb::list constant_methods(const std::string& path) {
@@ -221,11 +288,14 @@ NB_MODULE(_core, m) {
                      })
         .def_prop_ro("has_state", [](const EngineProgram& p) { return p.runner->has_state(); })
         .def("run", &run_program)
+        .def("bench", &bench_program)
+        .def("profile", &profile_program)
         .def("reset_state", [](EngineProgram& p) {
             nb::gil_scoped_release unlocked;
-            std::lock_guard<std::mutex> held(p.lock);
+            std::lock_guard<std::mutex> held(p.lock());
             p.runner->reset_state();
         });
+    wgx::python::bind_llm(m);
     m.def("load_program", &load_program, nb::arg("context"), nb::arg("path"), nb::arg("method"),
           nb::arg("fuse"), nb::arg("float16"));
 }

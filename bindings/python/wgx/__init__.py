@@ -20,18 +20,22 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
+from . import _core, _generate
 from ._core import DeviceLost, Error, GpuError, InvalidArgument, LoadError
+from ._generate import Generation, Token, Tokenizer
 
 __all__ = [
     "Context",
     "DeviceLost",
     "Error",
+    "Generation",
     "GpuError",
     "InvalidArgument",
     "LoadError",
     "Program",
     "TensorInfo",
+    "Token",
+    "Tokenizer",
     "load",
     "methods",
     "version",
@@ -147,19 +151,24 @@ class Program:
         self._options = (fuse, float16)
         self._loaded: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._generator: Any = None
+        self._generation_serial = 0
         self._method(method)  # load errors surface here, not at the first run
 
     def _method(self, method: str | None) -> Any:
-        name = method or self.method
         with self._lock:
-            loaded = self._loaded.get(name)
-            if loaded is None:
-                fuse, float16 = self._options
-                loaded = _core.load_program(
-                    self.context._core, self.path, name, fuse, float16
-                )
-                self._loaded[name] = loaded
-            return loaded
+            return self._method_locked(method)
+
+    def _method_locked(self, method: str | None) -> Any:
+        name = method or self.method
+        loaded = self._loaded.get(name)
+        if loaded is None:
+            fuse, float16 = self._options
+            loaded = _core.load_program(
+                self.context._core, self.path, name, fuse, float16
+            )
+            self._loaded[name] = loaded
+        return loaded
 
     @property
     def methods(self) -> list[str]:
@@ -185,14 +194,117 @@ class Program:
     def run(self, inputs: Sequence[Any], method: str | None = None) -> list[np.ndarray]:
         """Runs the method (default: the one given to load) on `inputs`, a list of arrays in
         the order of inputs(); returns its outputs as numpy arrays."""
+        if inputs is None:
+            raise InvalidArgument("run() takes a list of arrays: prog.run([x])")
+        return list(self._method(method).run(self._arrays(inputs, method)))
+
+    def example_inputs(
+        self, method: str | None = None, seed: int = 0
+    ) -> list[np.ndarray]:
+        """Random inputs of the method's full shapes, as `wgx bench` makes them: standard
+        normal floats, and 0 or 1 for integers and booleans."""
+        rng = np.random.default_rng(seed)
+        out = []
+        for info in self.inputs(method):
+            if info.dtype.kind == "f":
+                out.append(rng.standard_normal(info.shape).astype(info.dtype))
+            else:
+                out.append(rng.integers(0, 2, info.shape).astype(info.dtype))
+        return out
+
+    def bench(
+        self,
+        inputs: Sequence[Any] | None = None,
+        iters: int = 50,
+        warmup: int = 5,
+        method: str | None = None,
+    ) -> dict[str, Any]:
+        """Times the method on `inputs` (default: example_inputs()): "run" is a run waited for
+        (inputs written, the GPU's work), "end_to_end" the same with the outputs read back;
+        each {"median_ms", "p90_ms", "min_ms", "mean_ms"}. `python -m wgx bench` adds the
+        GPU-resident time and the CPU's encode time."""
+        arrays = self._arrays(inputs, method)
+        times = self._method(method).bench(arrays, int(iters), int(warmup))
+        result: dict[str, Any] = {"iters": iters, "warmup": warmup}
+        for key in ("run", "end_to_end"):
+            v = np.sort(np.asarray(times[key]))
+            result[key] = {
+                "median_ms": float(v[len(v) // 2]),
+                "p90_ms": float(v[min(len(v) - 1, len(v) * 9 // 10)]),
+                "min_ms": float(v[0]),
+                "mean_ms": float(v.mean()),
+            }
+        return result
+
+    def profile(
+        self, inputs: Sequence[Any] | None = None, method: str | None = None
+    ) -> list[dict[str, Any]]:
+        """One run with GPU timestamps around every dispatch (needs the adapter's
+        timestamp-query feature): [{"scope": "#12 aten.convolution.default", "kernel": ...,
+        "ms": ...}, ...] in recorded order."""
+        arrays = self._arrays(inputs, method)
+        return [
+            {"scope": scope, "kernel": kernel, "ms": ms}
+            for scope, kernel, ms in self._method(method).profile(arrays)
+        ]
+
+    def _arrays(
+        self, inputs: Sequence[Any] | None, method: str | None
+    ) -> list[np.ndarray]:
+        if inputs is None:
+            return self.example_inputs(method)
         if isinstance(inputs, np.ndarray) or hasattr(inputs, "__dlpack__"):
             raise InvalidArgument("run() takes a list of arrays: prog.run([x])")
-        arrays = [_as_input(x, i) for i, x in enumerate(inputs)]
-        return list(self._method(method).run(arrays))
+        return [_as_input(x, i) for i, x in enumerate(inputs)]
 
     def reset_state(self, method: str | None = None) -> None:
         """Puts the method's state back to its initial contents (an LLM's cache empties)."""
         self._method(method).reset_state()
+
+    def generate(
+        self,
+        prompt: str | None = None,
+        *,
+        prompt_tokens: Sequence[int] | None = None,
+        tokenizer: Tokenizer | str | os.PathLike | None = None,
+        max_new_tokens: int = 64,
+        temperature: float | None = None,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        seed: int = 0,
+        stop: str | None = None,
+    ) -> Generation:
+        """Generates tokens with an LLM export (ExecuTorch's export_llama with a KV cache), as
+        `wgx generate` does, with its argument names: the prompt as text (with a tokenizer) or
+        as ids, then until an end-of-sequence id, the stop string, max_new_tokens or the end
+        of the context. Greedy unless a temperature is given (then top_k, top_p and seed).
+        Returns a Generation that yields a Token (id, text) per step as it is iterated; each
+        call starts from an empty cache. Arguments are checked here, before any GPU work."""
+        return _generate.start(
+            self,
+            prompt,
+            prompt_tokens,
+            tokenizer,
+            max_new_tokens,
+            temperature,
+            top_k,
+            top_p,
+            seed,
+            stop,
+        )
+
+    def _fresh_generator(self, context_length: int) -> tuple[Any, int]:
+        """The method's generator with an empty cache, and the serial of the generation that
+        owns it now (an earlier Generation on this program stops with an error)."""
+        with self._lock:
+            if self._generator is None:
+                self._generator = _core.Generator(
+                    self._method_locked(None), context_length
+                )
+            self._generation_serial += 1
+            serial = self._generation_serial
+        self._generator.reset()
+        return self._generator, serial
 
     def __repr__(self) -> str:
         return f"wgx.Program({self.path!r}, method={self.method!r})"
