@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build lint tidy test test-python test-slow test-readers-sanitized demo clean test-install test-leaks
+.PHONY: all deps build lint tidy test test-python wheel test-wheel test-slow test-readers-sanitized demo clean test-install test-leaks
 
 all: build
 
@@ -30,11 +30,13 @@ tidy: build
 	    grep -v '^$(abspath $(BUILD))/' | sort -u | tee $(BUILD)/tidy.log; \
 	    test ! -s $(BUILD)/tidy.log
 
-# Builds everything and runs the whole test suite on the default adapter (lavapipe headless),
-# then the file-format readers' tests again under AddressSanitizer and UBSan.
+# Builds everything and runs the whole test suite on the default adapter (lavapipe headless):
+# the C++ tests, the Python package from the build and from its wheels in new venvs, the
+# file-format readers' tests again under AddressSanitizer and UBSan, and the installed package.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'slow|python'
 	$(MAKE) test-python
+	$(MAKE) test-wheel
 	$(MAKE) test-readers-sanitized
 	$(MAKE) test-install
 
@@ -43,6 +45,16 @@ test: build
 test-python: build
 	WGX_TESTS_DIR=$(abspath tests) PYTHONPATH=$(abspath $(BUILD))/python WGX_BINARY=$(abspath $(BUILD))/wgx \
 	    .cache/pkg-venv/bin/python -m pytest -q -p no:cacheprovider bindings/python/tests
+
+# The Python package's wheels for CPython 3.11 and 3.12 (when found), manylinux-repaired, in
+# $(BUILD)/dist (scripts/build-wheels.sh: the build folder is reused, only the module is
+# compiled again per Python); test-wheel installs each into a new venv and runs the pytest suite
+# on it there.
+wheel: build
+	scripts/build-wheels.sh $(BUILD)
+
+test-wheel: wheel
+	scripts/test-wheels.sh $(BUILD)
 
 # The slow set: full-size models (exported once into .cache/models by python/export_models.py
 # --full) against PyTorch; run before each submission and on the H200. SLOW_LOG=docs/slow-runs
