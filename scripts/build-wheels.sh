@@ -47,6 +47,21 @@ for py in "${pythons[@]}"; do
     version="$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
     echo "[wheel] CPython $version ($py)"
     start=$(date +%s)
+    # scikit-build-core clears a build folder (its CMakeFiles/, so every object file) when the
+    # folder was last configured by another installation of scikit-build-core, as each Python's
+    # venv has its own. What it builds does not depend on which one configured it: the record
+    # is pointed at this interpreter's copy, so that only the module is compiled again.
+    "$py" - "$build/.skbuild-info.json" <<'PY'
+import json, os, sys
+import scikit_build_core
+info_path = sys.argv[1]
+if os.path.exists(info_path):
+    with open(info_path) as f:
+        info = json.load(f)
+    info["skbuild_path"] = os.path.dirname(os.path.realpath(scikit_build_core.__file__))
+    with open(info_path, "w") as f:
+        json.dump(info, f, indent=2)
+PY
     if ! "$py" -m pip wheel . --no-build-isolation --no-deps -q --disable-pip-version-check \
         -w "$dist/raw" -C build-dir="$build" -C cmake.build-type="${build_type:-Release}" \
         -C cmake.define.WGX_BUILD_TESTS="${tests:-OFF}" \

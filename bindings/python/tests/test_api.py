@@ -11,6 +11,7 @@ import wgx
 from conftest import TESTS_DIR
 
 LINEAR = TESTS_DIR / "fixtures" / "linear" / "vulkan.pte"
+CONV = TESTS_DIR / "fixtures" / "conv" / "vulkan.pte"
 LLM = TESTS_DIR / "llm" / "llama3_2" / "model.pte"
 
 
@@ -91,3 +92,61 @@ def test_two_threads_on_one_program_get_their_own_outputs(context):
         assert len(results[k]) == 20
         for got in results[k]:
             np.testing.assert_array_equal(got, alone[k])
+
+
+def test_programs_sharing_a_context_from_two_threads(context):
+    """Two programs on one context, run from two threads at once: calls on a context must not
+    overlap, so they take turns, and each still gets its own outputs."""
+    progs = [wgx.load(LINEAR, context=context), wgx.load(CONV, context=context)]
+    inputs = [p.example_inputs(seed=k) for k, p in enumerate(progs)]
+    alone = [p.run(x)[0] for p, x in zip(progs, inputs)]
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(15):
+                np.testing.assert_array_equal(progs[k].run(inputs[k])[0], alone[k])
+        except (wgx.Error, AssertionError) as e:  # surfaced below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+class Producer:
+    """A DLPack producer that is not a numpy array (as a torch tensor on the CPU is)."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def test_dlpack_producers_are_taken(context):
+    prog = wgx.load(LINEAR, context=context)
+    (x,) = prog.example_inputs(seed=3)
+    np.testing.assert_array_equal(prog.run([Producer(x)])[0], prog.run([x])[0])
+
+
+def test_bench_and_profile(context):
+    prog = wgx.load(LINEAR, context=context)
+    result = prog.bench(iters=3, warmup=1)
+    for key in ("run", "end_to_end"):
+        r = result[key]
+        assert 0 < r["min_ms"] <= r["median_ms"] <= r["p90_ms"]
+    with pytest.raises(wgx.InvalidArgument, match="iters"):
+        prog.bench(iters=0)
+    try:
+        dispatches = prog.profile()
+    except wgx.InvalidArgument as e:  # adapters without GPU timestamps say so
+        assert "timestamp-query" in str(e)
+    else:
+        assert dispatches and all(d["ms"] >= 0 and d["kernel"] for d in dispatches)
