@@ -198,6 +198,16 @@ def cases() -> list[Case]:
             [N(3, 5, 7), N(3, 5, 7)], where=w, note=note)
         add(f"aten.{nm}.default", "broadcast", f"torch.{nm}(x [2,3,5], y [3,1])",
             f(lambda s, x, y, fn=fn: fn(x, y)), [N(2, 3, 5), N(3, 1)], where=w, note=note)
+    for md, fn in [("fmod", torch.fmod), ("remainder", torch.remainder)]:
+        md_note = f"the Vulkan partitioner does not take {md}"
+        add(f"aten.{md}.Tensor", "float", f"torch.{md}(x, y), either sign, |y| >= 0.3",
+            f(lambda s, x, y, fn=fn: fn(x, y)), [N(3, 5, 7, scale=6.0), Inp((3, 5, 7), "away0", lo=0.3)],
+            where="plain", note=md_note)
+        add(f"aten.{md}.Tensor", "broadcast_int32", f"torch.{md}(x [3,5,7], y [7]) on int32, y nonzero",
+            f(lambda s, x, y, fn=fn: fn(x, y)), [I(3, 5, 7, lo=-20, hi=21), I(7, lo=1, hi=6)],
+            where="plain", note=md_note)
+        add(f"aten.{md}.Scalar", "float", f"torch.{md}(x, -1.25)", unary(lambda x, fn=fn: fn(x, -1.25)),
+            [N(3, 5, 7, scale=6.0)], where="plain", note=md_note)
     pt = "aten.pow.Tensor_Tensor"
     add(pt, "positive_base", "torch.pow(x, y), x > 0", f(lambda s, x, y: torch.pow(x, y)), [P(3, 5, 7), N(3, 5, 7)])
     add(pt, "broadcast", "torch.pow(x [2,3,5] > 0, y [5])", f(lambda s, x, y: torch.pow(x, y)), [P(2, 3, 5), N(5)])
@@ -556,6 +566,24 @@ def cases() -> list[Case]:
     rp = "aten.repeat.default"
     add(rp, "2d", "x.repeat(2, 3) of [3,5]", unary(lambda x: x.repeat(2, 3)), [N(3, 5)])
     add(rp, "new_dims", "x.repeat(2, 1, 1, 2) of [3,5,1]", unary(lambda x: x.repeat(2, 1, 1, 2)), [N(3, 5, 1)])
+    # torch.roll has no case yet: ExecuTorch 1.5.1 decomposes it into arange, add, fmod and
+    # index_select per dim, and its VulkanPartitioner then fails on that graph (FuseBatchNormPass:
+    # "fake mode ... doesn't match", the arange's lifted constant); plain.pte exports. The unit
+    # tests (ShapeOps.RollAlongDimsAndFlattened) check aten.roll.default.
+    isel = "aten.index_select.default"
+    ix_note = "the Vulkan partitioner does not take index_select"
+    add(isel, "dim1", "torch.index_select(x, 1, idx), idx int64 [6] with repeats",
+        f(lambda s, x: torch.index_select(x, 1, s.idx), idx=lambda: torch.tensor([4, 0, 2, 2, 1, 4])),
+        [N(3, 5, 7)], where="plain", note=ix_note)
+    ar = "aten.arange.start_step"
+    ar_note = "the Vulkan partitioner does not take arange"
+    add(ar, "int", "x + torch.arange(2, 23, 3) (int64 arange, added to an int64 input)",
+        f(lambda s, x: x + torch.arange(2, 23, 3)), [I(7, dtype=torch.int64)], where="plain", note=ar_note)
+    add(ar, "float", "x * torch.arange(-1.0, 2.0, 0.25) (float arange)",
+        f(lambda s, x: x * torch.arange(-1.0, 2.0, 0.25)), [N(3, 12)], where="plain", note=ar_note)
+    add("aten.arange.default", "direct", "x + torch.ops.aten.arange.default(9), kept from decomposition",
+        f(lambda s, x: x + A.arange.default(9)), [I(9, dtype=torch.int64)], where="plain", path="preserve",
+        preserve=[A.arange.default], note="the standard path rewrites arange(end) to arange.start_step")
     fl = "aten.flip.default"
     add(fl, "dim1", "torch.flip(x, [1])", unary(lambda x: torch.flip(x, [1])), [N(3, 5, 7)])
     add(fl, "dims0_2", "torch.flip(x, [0, -1])", unary(lambda x: torch.flip(x, [0, -1])), [N(3, 5, 7)])
@@ -598,6 +626,15 @@ def cases() -> list[Case]:
     add("aten.logical_not.default", "float", "torch.logical_not(x) on floats with zeros (bool out)",
         unary(torch.logical_not), [Inp((3, 5, 7), "halves")], where="plain",
         note="the Vulkan partitioner takes logical_not of bool tensors only")
+    for lg, fn in [("and", torch.logical_and), ("or", torch.logical_or), ("xor", torch.logical_xor)]:
+        op = f"aten.logical_{lg}.default"
+        # The Vulkan partitioner takes logical_and / logical_or of bool tensors only.
+        w, note = ("vulkan", "") if lg != "xor" else ("plain", "the Vulkan partitioner does not take logical_xor")
+        add(op, "bool", f"torch.logical_{lg}(c, d), bool inputs", f(lambda s, c, d, fn=fn: fn(c, d)),
+            [Inp((3, 5, 7), "bool", dtype=torch.bool), Inp((3, 5, 7), "bool", dtype=torch.bool)], where=w, note=note)
+        add(op, "mixed_broadcast", f"torch.logical_{lg}(c [3,1,7] bool, x [5,7] float with zeros)",
+            f(lambda s, c, x, fn=fn: fn(c, x)), [Inp((3, 1, 7), "bool", dtype=torch.bool), Inp((5, 7), "halves")],
+            where="plain", note=f"the Vulkan partitioner takes logical_{lg} of bool tensors only")
     anote = "the Vulkan partitioner does not take any"
     add("aten.any.dim", "bool", "torch.any(c, dim=1), c a bool input", unary(lambda c: torch.any(c, dim=1)),
         [Inp((3, 5, 7), "bool", dtype=torch.bool)], where="plain", note=anote)

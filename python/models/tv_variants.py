@@ -27,6 +27,7 @@ from torchvision.models import (
     resnet as tv_resnet,
     shufflenetv2 as tv_shuf,
     squeezenet as tv_sq,
+    swin_transformer as tv_swin,
     vision_transformer as tv_vit,
 )
 from torchvision.models._utils import IntermediateLayerGetter
@@ -281,6 +282,40 @@ def vit(full: bool):
         "mlp_dim": "3072 -> 96",
         "num_classes": NARROW_CLASSES,
     }
+
+
+def _swin(full: bool, v2: bool):
+    if full:
+        return (torchvision.models.swin_v2_t if v2 else torchvision.models.swin_t)(weights=None), {}
+    extra = {"block": tv_swin.SwinTransformerBlockV2, "downsample_layer": tv_swin.PatchMergingV2} if v2 else {}
+    m = tv_swin.SwinTransformer(
+        patch_size=[4, 4],
+        embed_dim=16,
+        depths=[2, 2, 2],
+        num_heads=[2, 4, 8],
+        window_size=[4, 4] if v2 else [7, 7],
+        stochastic_depth_prob=0.1,
+        num_classes=NARROW_CLASSES,
+        **extra,
+    )
+    return m, {
+        "class": "torchvision.models.swin_transformer.SwinTransformer" + (" (V2 blocks)" if v2 else ""),
+        "embed_dim": "96 -> 16",
+        "depths": "[2, 2, 6, 2] -> [2, 2, 2] (three stages; each has a shifted block)",
+        "num_heads": "[3, 6, 12, 24] -> [2, 4, 8]",
+        "window_size": "[8, 8] -> [4, 4]"
+        if v2
+        else "[7, 7] (padded on the 16x16 and 8x8 grids, shrunk on the smaller)",
+        "num_classes": NARROW_CLASSES,
+    }
+
+
+def swin_t(full: bool):
+    return _swin(full, v2=False)
+
+
+def swin_v2_t(full: bool):
+    return _swin(full, v2=True)
 
 
 # ---------------------------------------------------------------------------

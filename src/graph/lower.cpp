@@ -388,12 +388,24 @@ class PlanLowering {
             std::optional<OpCall> reshape;  // with from / to filled in below
         };
         std::vector<Conversion> conversions;
+        // A VkGraph output that is one of its constants (the exporter hands a prepacked scalar
+        // back to the ops outside, as Swin's attention-mask code does): the constant keeps its
+        // own value and is copied into the plan value after the delegate's ops.
+        std::vector<std::pair<int32_t, int32_t>> constant_outputs;  // VkGraph value -> plan
         for (size_t i = 0; i < expected; ++i) {
             const bool is_input = i < sub.input_ids.size();
             const size_t position = is_input ? i : i - sub.input_ids.size();
             const int32_t sub_id = is_input ? sub.input_ids[position] : sub.output_ids[position];
             const std::string what = cat(where, (is_input ? " input " : " output "), position,
                                          " (VkGraph value ", sub_id, ", plan value ", args[i], ")");
+            if (!is_input && sub_id >= 0 && static_cast<size_t>(sub_id) < sub.values.size()) {
+                const auto* t = std::get_if<Tensor>(&sub.values[static_cast<size_t>(sub_id)]);
+                if (t && t->constant_id >= 0) {
+                    bind(sub.values[static_cast<size_t>(sub_id)], args[i], what);
+                    constant_outputs.emplace_back(sub_id, args[i]);
+                    continue;
+                }
+            }
             if (sub_id >= 0 && static_cast<size_t>(sub_id) < sub.values.size() &&
                 !bound.count(sub_id) &&
                 converts_at_boundary(sub.values[static_cast<size_t>(sub_id)], args[i])) {
@@ -467,6 +479,9 @@ class PlanLowering {
         }
         for (const Conversion& c : conversions) {
             if (!c.is_input) graph_.chain.push_back(boundary_op(c, remap[c.sub_id], c.plan_id));
+        }
+        for (const auto& [sub_id, plan_id] : constant_outputs) {
+            output_copies.emplace_back(remap[static_cast<size_t>(sub_id)], plan_id);
         }
         for (const auto& [from, to] : output_copies) {
             const auto& dims = std::get<Tensor>(graph_.values[static_cast<size_t>(to)]).dims;

@@ -1,5 +1,5 @@
-// sub, div (and its rounding modes), maximum/minimum, pow, the .Scalar forms, comparisons
-// (bool output packed four per word) and where, against float64 references; float32 and
+// sub, div (and its rounding modes), maximum/minimum, pow, fmod/remainder, the .Scalar forms,
+// comparisons (bool output packed four per word) and where, against float64 references; float32 and
 // float16 tensors.
 #include <functional>
 
@@ -32,6 +32,13 @@ std::vector<double> broadcast_ref(const Shape& sa, const std::vector<double>& a,
 }
 
 std::vector<double> widen(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+
+// PyTorch's fmod is C's (the sign of self); its remainder is Python's % (the sign of other).
+double fmod_ref(double x, double y) { return std::fmod(x, y); }
+double remainder_ref(double x, double y) {
+    const double r = std::fmod(x, y);
+    return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+}
 
 void expect_close(const std::vector<float>& got, const std::vector<double>& want, double tol,
                   const std::string& what) {
@@ -159,6 +166,8 @@ TEST(ArithOps, Float16ScalarFormsMatchReference) {
     check("aten.div.Scalar", {3.0}, [](double x) { return x / 3.0; });
     check("aten.pow.Tensor_Scalar", {int64_t(3)}, [](double x) { return x * x * x; });
     check("aten.pow.Tensor_Scalar", {0.5}, [](double x) { return x < 0 ? NAN : std::sqrt(x); });
+    check("aten.fmod.Scalar", {0.375}, [](double x) { return fmod_ref(x, 0.375); });
+    check("aten.remainder.Scalar", {-0.375}, [](double x) { return remainder_ref(x, -0.375); });
 }
 
 TEST(ArithOps, Float16MaximumPropagatesNaN) {
@@ -212,6 +221,88 @@ TEST(ArithOps, IntegerFloorDivisionRoundsTowardMinusInfinity) {
     }
 }
 
+// |got - want| within a few float32 ulps of |x|: the result is exact when the kernel's
+// quotient is, and each step of it is one rounding of a value no larger than |x|.
+void expect_modulo_close(const std::vector<float>& got, const std::vector<double>& want,
+                         const std::vector<double>& x, const std::string& what) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+            EXPECT_TRUE(std::isnan(got[i])) << what << " at " << i;
+        } else if (std::isinf(want[i])) {
+            EXPECT_EQ(double(got[i]), want[i]) << what << " at " << i;
+        } else {
+            EXPECT_LE(std::abs(got[i] - want[i]), 4 * 0x1p-24 * std::max(std::abs(x[i]), 1.0))
+                << what << " at " << i << ": got " << got[i] << " want " << want[i];
+        }
+    }
+}
+
+TEST(ArithOps, FmodAndRemainderMatchReference) {
+    // Dividends up to about 120 in magnitude over divisors of 0.1 to 3 or so, either sign.
+    const Shape sa = {3, 1, 7}, sb = {1, 5, 7};
+    std::vector<float> a = random_floats(21, 41), b = random_floats(35, 42);
+    for (float& v : a) v *= 40.f;
+    for (float& v : b) v = (v < 0 ? -1.f : 1.f) * (0.1f + 1.5f * std::abs(v));
+    // Exact multiples, a zero divisor and special values in the first row.
+    a[0] = 6.f, b[0] = 3.f;
+    a[1] = -7.5f, b[1] = 2.5f;
+    a[2] = 5.f, b[2] = 0.f;
+    a[3] = INFINITY, b[3] = 2.f;
+    a[4] = 3.f, b[4] = INFINITY;
+    a[5] = -1.f, b[5] = INFINITY;
+    a[6] = NAN;
+    const Shape out = {3, 5, 7};
+    const auto dividend = [](double x, double) { return x; };
+    for (const auto& [name, ref] : {std::pair{"aten.fmod.Tensor", &fmod_ref},
+                                    std::pair{"aten.remainder.Tensor", &remainder_ref}}) {
+        auto want = broadcast_ref(sa, widen(a), sb, widen(b), out, ref);
+        auto xs = broadcast_ref(sa, widen(a), sb, widen(b), out, dividend);
+        expect_modulo_close(run2(name, sa, a, sb, b), want, xs, name);
+        // Equal shapes take the kernel's other variant.
+        auto same = random_floats(35, 43);
+        for (float& v : same) v *= 25.f;
+        auto want_same = broadcast_ref(sb, widen(same), sb, widen(b), sb, ref);
+        expect_modulo_close(run2(name, sb, same, sb, b), want_same, widen(same),
+                            std::string(name) + " same shape");
+    }
+}
+
+TEST(ArithOps, IntegerFmodAndRemainderTakeTheSignsOfPyTorch) {
+    std::vector<int32_t> a = {7, -7, 7, -7, 6, -6, 0, 13, -13, 100, -1, 2147483647};
+    std::vector<int32_t> b = {2, 2, -2, -2, 3, 3, 5, -4, 4, 7, 9, -3};
+    const auto n = static_cast<int64_t>(a.size());
+    for (DType dt : {DType::i32, DType::i64}) {
+        for (const char* name : {"aten.fmod.Tensor", "aten.remainder.Tensor"}) {
+            Tensor ta = ctx().tensor(dt, {n});
+            Tensor tb = ctx().tensor(dt, {n});
+            Tensor out = ctx().tensor(dt, {n});
+            if (dt == DType::i32) {
+                ta.set_data(a);
+                tb.set_data(b);
+            } else {
+                ta.set_data(std::vector<int64_t>(a.begin(), a.end()));
+                tb.set_data(std::vector<int64_t>(b.begin(), b.end()));
+            }
+            ctx().reset();
+            ctx().record(op(name), {ta, tb, out});
+            ctx().submit();
+            std::vector<int64_t> got;
+            if (dt == DType::i32) {
+                for (int32_t v : out.get_data<int32_t>()) got.push_back(v);
+            } else {
+                got = out.get_data<int64_t>();
+            }
+            const bool fmod = std::string(name) == "aten.fmod.Tensor";
+            for (int64_t i = 0; i < n; ++i) {
+                const double want = fmod ? fmod_ref(a[i], b[i]) : remainder_ref(a[i], b[i]);
+                EXPECT_EQ(double(got[i]), want) << name << " " << a[i] << ", " << b[i];
+            }
+            ctx().reset();
+        }
+    }
+}
+
 TEST(ArithOps, ScalarFormsMatchReference) {
     auto a = random_floats(37, 3);
     auto run1 = [&](const std::string& name, std::vector<Arg> extra) {
@@ -242,6 +333,8 @@ TEST(ArithOps, ScalarFormsMatchReference) {
     check("aten.pow.Tensor_Scalar", {2.0}, [](double x) { return x * x; });
     check("aten.pow.Tensor_Scalar", {int64_t(3)}, [](double x) { return x * x * x; });
     check("aten.pow.Tensor_Scalar", {0.5}, [](double x) { return x < 0 ? NAN : std::sqrt(x); });
+    check("aten.fmod.Scalar", {0.375}, [](double x) { return fmod_ref(x, 0.375); });
+    check("aten.remainder.Scalar", {-0.375}, [](double x) { return remainder_ref(x, -0.375); });
 }
 
 TEST(CompareOps, BoolOutputsMatchAtEveryPackingOffset) {

@@ -46,6 +46,16 @@ TEST(FillOps, EveryDtypeAndOddSizes) {
     }
 }
 
+TEST(FillOps, ScalarTensorIsRankZero) {
+    EXPECT_EQ(run_fill<float>("aten.scalar_tensor.default", DType::f32, {}, {-100.0}),
+              std::vector<float>{-100.f});
+    EXPECT_EQ(run_fill<int64_t>("aten.scalar_tensor.default", DType::i64, {}, {int64_t(3)}),
+              std::vector<int64_t>{3});
+    Tensor vector = ctx().tensor(DType::f32, {2});
+    EXPECT_THROW(ctx().record(op("aten.scalar_tensor.default"), {1.0, vector}), InvalidArgument);
+    ctx().reset();
+}
+
 TEST(FillOps, WrongOutShapeIsAnError) {
     Tensor out = ctx().tensor(DType::f32, {4});
     EXPECT_THROW(ctx().record(op("aten.full.default"), {std::vector<int64_t>{5}, 1.0, out}),
@@ -77,6 +87,80 @@ TEST(LogicalOps, NotOfBoolAndFloat) {
         }
         ctx().reset();
     }
+}
+
+// logical_and / or / xor of inputs of any dtypes (and two different ones), broadcast, against
+// truth(x) = x != 0 (NaN true, -0.0 false), at odd sizes so that every packing offset is written.
+TEST(LogicalOps, AndOrXorOfMixedDtypesWithBroadcast) {
+    const Shape sa = {3, 1, 5}, sb = {1, 4, 5}, so = {3, 4, 5};
+    auto ia = random_ints(15, 51, -1, 1), ib = random_ints(20, 52, -1, 1);
+    std::vector<float> fa, fb;
+    for (int v : ia) fa.push_back(float(v));
+    for (int v : ib) fb.push_back(float(v) * 0.5f);
+    fa[0] = -0.f, fa[1] = NAN, fb[2] = -0.f;
+    auto truth = [](double v) { return std::isnan(v) || v != 0; };
+    // Each input as a tensor of `dt` holding `v` (bools and small ints from the signs).
+    auto make = [](DType dt, const Shape& s, const std::vector<float>& v) {
+        if (dt == DType::f16) return half_tensor(s, v);
+        // Integers hold each value's sign (NaN: 1), which keeps its truth.
+        std::vector<int64_t> signs;
+        for (float x : v) signs.push_back(std::isnan(x) ? 1 : (x > 0) - (x < 0));
+        Tensor t = ctx().tensor(dt, s);
+        switch (dt) {
+            case DType::f32: t.set_data(v); break;
+            case DType::i64: t.set_data(signs); break;
+            case DType::i32: t.set_data(std::vector<int32_t>(signs.begin(), signs.end())); break;
+            default: {  // bool, uint8, int8: a byte per element
+                std::vector<uint8_t> bytes;
+                for (float x : v) bytes.push_back(std::isnan(x) || x != 0 ? 1 : 0);
+                if (dt != DType::i8) {
+                    t.set_data(bytes);
+                } else {
+                    t.set_data(std::vector<int8_t>(bytes.begin(), bytes.end()));
+                }
+            }
+        }
+        return t;
+    };
+    const std::pair<DType, DType> pairs[] = {
+        {DType::boolean, DType::boolean}, {DType::boolean, DType::f32},
+        {DType::f32, DType::f32},         {DType::i64, DType::u8},
+        {DType::f16, DType::i32},         {DType::i8, DType::boolean}};
+    const std::pair<const char*, bool (*)(bool, bool)> ops[] = {
+        {"aten.logical_and.default", [](bool x, bool y) { return x && y; }},
+        {"aten.logical_or.default", [](bool x, bool y) { return x || y; }},
+        {"aten.logical_xor.default", [](bool x, bool y) { return x != y; }}};
+    for (const auto& [da, db] : pairs) {
+        for (const auto& [name, f] : ops) {
+            // The byte dtypes hold 0/1, so NaN and -0.0 only reach the float inputs.
+            Tensor ta = make(da, sa, fa), tb = make(db, sb, fb);
+            Tensor out = ctx().tensor(DType::boolean, so);
+            ctx().reset();
+            ctx().record(op(name), {ta, tb, out});
+            ctx().submit();
+            auto got = out.get_data<uint8_t>();
+            for (int64_t i = 0; i < 3; ++i) {
+                for (int64_t j = 0; j < 4; ++j) {
+                    for (int64_t k = 0; k < 5; ++k) {
+                        const bool want = f(truth(fa[i * 5 + k]), truth(fb[j * 5 + k]));
+                        EXPECT_EQ(got[(i * 4 + j) * 5 + k], want ? 1 : 0)
+                            << name << " " << dtype_name(da) << " x " << dtype_name(db) << " at "
+                            << i << "," << j << "," << k;
+                    }
+                }
+            }
+            ctx().reset();
+        }
+    }
+    // out must be bool and of the broadcast shape.
+    Tensor ta = make(DType::f32, sa, fa), tb = make(DType::f32, sb, fb);
+    Tensor wrong_dtype = ctx().tensor(DType::f32, so),
+           wrong_shape = ctx().tensor(DType::boolean, sb);
+    EXPECT_THROW(ctx().record(op("aten.logical_and.default"), {ta, tb, wrong_dtype}),
+                 InvalidArgument);
+    EXPECT_THROW(ctx().record(op("aten.logical_or.default"), {ta, tb, wrong_shape}),
+                 InvalidArgument);
+    ctx().reset();
 }
 
 TEST(ReduceOps, AnyAlongEachDim) {

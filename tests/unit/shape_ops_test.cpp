@@ -1,5 +1,5 @@
 // Shape ops (view/permute/cat/split/slice/select/unsqueeze/squeeze/expand/clone/_to_copy/repeat/
-// flip/constant_pad_nd/alias) against references written here: exact equality, every dtype
+// flip/roll/constant_pad_nd/alias) against references written here: exact equality, every dtype
 // (packed bool/uint8/int8 and float16 included), ranks 1..5 with sizes 1, odd and prime, and a
 // grid large enough to fold.
 #include <cstring>
@@ -406,6 +406,137 @@ TEST(ShapeOps, ExpandRepeatFlip) {
     Tensor fy = output(DType::f32, {17});
     run("aten.flip.default", {y, std::vector<int64_t>{0}, fy});
     EXPECT_EQ(read(fy), std::vector<double>(w.rbegin(), w.rend()));
+}
+
+// torch.roll's definition: out[c] = in[(c - shift) mod n] along each rolled dim.
+int64_t rolled(int64_t c, int64_t shift, int64_t n) { return (((c - shift) % n) + n) % n; }
+
+TEST(ShapeOps, RollAlongDimsAndFlattened) {
+    for (DType dt : kAllTypes) {
+        // [3, 5, 7]: a negative shift, one beyond the size, two shifts on one dim (they add),
+        // and a dim of size 1.
+        const Shape in = {3, 5, 7};
+        auto v = sample(dt, numel(in), 21);
+        Tensor x = make(dt, in, v);
+        Tensor r = output(dt, in);
+        run("aten.roll.default",
+            {x, std::vector<int64_t>{-2, 9, 1, 3}, std::vector<int64_t>{1, -1, 0, 0}, r});
+        EXPECT_EQ(read(r),
+                  gather_ref(v, in, in,
+                             [](const std::vector<int64_t>& o) {
+                                 return std::optional(std::vector<int64_t>{
+                                     rolled(o[0], 4, 3), rolled(o[1], -2, 5), rolled(o[2], 9, 7)});
+                             }))
+            << "roll dims " << dtype_name(dt);
+        // No dims: the flattened tensor, by a shift larger than it and negative.
+        for (int64_t shift : {17, -110, 0}) {
+            Tensor f = output(dt, in);
+            run("aten.roll.default", {x, std::vector<int64_t>{shift}, std::vector<int64_t>{}, f});
+            std::vector<double> want(v.size());
+            const auto n = static_cast<int64_t>(v.size());
+            for (int64_t i = 0; i < n; ++i) want[i] = v[rolled(i, shift, n)];
+            EXPECT_EQ(read(f), want) << "roll flat " << shift << " " << dtype_name(dt);
+        }
+    }
+    // A rank-1 roll of 1 element and a rank-5 one.
+    Tensor one = make(DType::f32, {1}, {4.5});
+    Tensor o1 = output(DType::f32, {1});
+    run("aten.roll.default", {one, std::vector<int64_t>{5}, std::vector<int64_t>{0}, o1});
+    EXPECT_EQ(read(o1), std::vector<double>{4.5});
+    const Shape in5 = {2, 1, 3, 2, 5};
+    auto w = sample(DType::i32, numel(in5), 22);
+    Tensor y = make(DType::i32, in5, w);
+    Tensor o5 = output(DType::i32, in5);
+    run("aten.roll.default", {y, std::vector<int64_t>{1, -4}, std::vector<int64_t>{4, 2}, o5});
+    EXPECT_EQ(read(o5), gather_ref(w, in5, in5, [](const std::vector<int64_t>& o) {
+                  return std::optional(std::vector<int64_t>{o[0], o[1], rolled(o[2], -4, 3), o[3],
+                                                            rolled(o[4], 1, 5)});
+              }));
+    // Mismatched shifts and dims, and one shift too many without dims, are refused.
+    Tensor bad = output(DType::i32, in5);
+    EXPECT_THROW(
+        run("aten.roll.default", {y, std::vector<int64_t>{1, 2}, std::vector<int64_t>{0}, bad}),
+        InvalidArgument);
+    EXPECT_THROW(
+        run("aten.roll.default", {y, std::vector<int64_t>{1, 2}, std::vector<int64_t>{}, bad}),
+        InvalidArgument);
+    EXPECT_THROW(
+        run("aten.roll.default", {y, std::vector<int64_t>{1}, std::vector<int64_t>{5}, bad}),
+        InvalidArgument);
+}
+
+TEST(ShapeOps, IndexSelectAlongEachDimOf32And16BitTypes) {
+    const Shape in = {3, 5, 4};
+    for (DType dt : {DType::f32, DType::f16, DType::i32, DType::i64, DType::f64}) {
+        auto v = sample(dt, numel(in), 31);
+        Tensor x = make(dt, in, v);
+        for (int64_t dim : {0, 1, -1}) {
+            const int64_t d = dim < 0 ? dim + 3 : dim;
+            // Repeats, reversed order, and one index outside [0, size) (its slice is zeros).
+            const std::vector<int64_t> idx = {in[d] - 1, 0, 2, 2, in[d] + 3};
+            for (DType it : {DType::i64, DType::i32}) {
+                Tensor index = make(it, {5}, std::vector<double>(idx.begin(), idx.end()));
+                Shape out_shape = in;
+                out_shape[d] = 5;
+                Tensor out = output(dt, out_shape);
+                run("aten.index_select.default", {x, dim, index, out});
+                EXPECT_EQ(read(out),
+                          gather_ref(v, in, out_shape,
+                                     [&](const std::vector<int64_t>& o) {
+                                         auto c = o;
+                                         c[d] = idx[o[d]];
+                                         if (c[d] >= in[d]) {
+                                             return std::optional<std::vector<int64_t>>();
+                                         }
+                                         return std::optional(c);
+                                     }))
+                    << "index_select dim " << dim << " " << dtype_name(dt) << " by "
+                    << dtype_name(it);
+            }
+        }
+    }
+    // Byte types, a 2-D index and a float index are refused.
+    Tensor flags = make(DType::boolean, {4}, {1, 0, 1, 1});
+    Tensor one = make(DType::i64, {1}, {0});
+    Tensor flag_out = output(DType::boolean, {1});
+    EXPECT_THROW(run("aten.index_select.default", {flags, int64_t(0), one, flag_out}),
+                 InvalidArgument);
+    Tensor x = make(DType::f32, in, sample(DType::f32, numel(in), 32));
+    Tensor idx2 = make(DType::i64, {1, 2}, {0, 1});
+    Tensor fidx = make(DType::f32, {2}, {0, 1});
+    Tensor out = output(DType::f32, {3, 2, 4});
+    EXPECT_THROW(run("aten.index_select.default", {x, int64_t(1), idx2, out}), InvalidArgument);
+    EXPECT_THROW(run("aten.index_select.default", {x, int64_t(1), fidx, out}), InvalidArgument);
+}
+
+TEST(ShapeOps, ArangeOfIntegersAndFloats) {
+    struct Case {
+        double start, end, step;
+        DType dtype;
+    };
+    for (const Case& c :
+         {Case{2, 23, 3, DType::i64}, Case{5, -6, -2, DType::i32}, Case{-1, 2, 0.25, DType::f32},
+          Case{0.5, 3.3, 0.7, DType::f32}, Case{0, 1, 1, DType::i64}}) {
+        const auto n = static_cast<int64_t>(std::ceil((c.end - c.start) / c.step));
+        Tensor out = output(c.dtype, {n});
+        run("aten.arange.start_step", {c.start, c.end, c.step, out});
+        const std::vector<double> got = read(out);
+        ASSERT_EQ(static_cast<int64_t>(got.size()), n);
+        for (int64_t i = 0; i < n; ++i) {
+            const double want = c.start + static_cast<double>(i) * c.step;
+            EXPECT_NEAR(got[i], want, 1e-6 * std::max(1.0, std::abs(want)))
+                << "arange(" << c.start << ", " << c.end << ", " << c.step << ")[" << i << "]";
+        }
+    }
+    Tensor nine = output(DType::i64, {9});
+    run("aten.arange.default", {int64_t(9), nine});
+    EXPECT_EQ(read(nine), (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+    // A zero step, an out of the wrong length and a bool out are refused.
+    Tensor four = output(DType::i64, {4});
+    EXPECT_THROW(run("aten.arange.start_step", {0.0, 4.0, 0.0, four}), InvalidArgument);
+    EXPECT_THROW(run("aten.arange.start_step", {0.0, 5.0, 1.0, four}), InvalidArgument);
+    Tensor flags = output(DType::boolean, {4});
+    EXPECT_THROW(run("aten.arange.start_step", {0.0, 4.0, 1.0, flags}), InvalidArgument);
 }
 
 TEST(ShapeOps, ConstantPadNdPadsAndCrops) {

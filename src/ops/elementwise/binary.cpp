@@ -8,6 +8,7 @@
 #include "ops/common/float16_support.h"
 #include "ops/common/math.wgsl.h"
 #include "ops/elementwise/binary.wgsl.h"
+#include "ops/elementwise/modulo.h"
 
 namespace wgx::ops {
 namespace {
@@ -32,10 +33,11 @@ std::string binary_helpers(DType storage) {
 
 void record_binary(Recorder& rec, const BinarySpec& spec, const Tensor& a, const Tensor& b,
                    const Tensor& out, float alpha, const Args& args) {
-    // check: same element type everywhere (no implicit promotion), broadcastable shapes, and an
-    // output of exactly the broadcast shape.
+    // check: one element type everywhere (no implicit promotion), broadcastable shapes, and an
+    // output of exactly the broadcast shape. Types stored alike count as one: the Vulkan export
+    // narrows int64 to int32 inside a delegate (an int64 program input meets an int32 value).
     for (const Tensor* t : {&b, &out}) {
-        if (t->dtype() != a.dtype()) {
+        if (storage_dtype(t->dtype()) != storage_dtype(a.dtype())) {
             args.fail(fmt::format("all tensors must have one dtype; got {} and {}.",
                                   dtype_name(a.dtype()), dtype_name(t->dtype())));
         }
@@ -73,6 +75,7 @@ void record_binary(Recorder& rec, const BinarySpec& spec, const Tensor& a, const
     uint32_t wg = rec.workgroup_size(256);
     // Float16 is computed in f32 (wgsl_storage_and_compute): one rounding per output.
     std::string source = wgsl_storage_and_compute(a.dtype()) + binary_helpers(storage) +
+                         (spec.modulo ? modulo_helpers(storage) : "") +
                          fmt::format("fn apply(x: T, y: T) -> T {{ {} }}\n", spec.apply) +
                          std::string(wgsl::ops_elementwise_binary);
     Kernel k =

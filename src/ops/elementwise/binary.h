@@ -29,6 +29,7 @@ struct BinarySpec {
     // f32 for float32 and float16 tensors, i32 for int32.
     std::string_view apply;
     bool float_only = false;
+    bool modulo = false;  // `apply` calls fmod_t / remainder_t (modulo.h)
 };
 
 // Records out = apply(a, b) with broadcasting (float16 needs the device's shader-f16). `alpha` is

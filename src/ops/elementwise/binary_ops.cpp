@@ -25,6 +25,10 @@ constexpr BinaryRow kBinaryOps[] = {
     {{"aten.minimum.default", "return min_nan(x, y);"}},
     // Negative bases with integral exponents keep their sign (common/math.wgsl).
     {{"aten.pow.Tensor_Tensor", "return T(pow_safe(f32(x), f32(y)));", /*float_only=*/true}},
+    // C's fmod (the sign of self) and Python's % (the sign of other); ops/elementwise/modulo.h.
+    {{"aten.fmod.Tensor", "return fmod_t(x, y);", /*float_only=*/false, /*modulo=*/true}},
+    {{"aten.remainder.Tensor", "return remainder_t(x, y);", /*float_only=*/false,
+      /*modulo=*/true}},
 };
 
 class BinaryOp final : public BuiltinOp {

@@ -26,6 +26,10 @@ constexpr ScalarRow kScalarOps[] = {
     {{"aten.pow.Tensor_Scalar", "return pow_safe(x, params.p0);", /*float_only=*/true},
      false,
      "exponent"},
+    {{"aten.fmod.Scalar", "return fmod_t(x, T(params.p0));", /*float_only=*/false,
+      /*modulo=*/true}},
+    {{"aten.remainder.Scalar", "return remainder_t(x, T(params.p0));", /*float_only=*/false,
+      /*modulo=*/true}},
 };
 
 class ScalarOp final : public BuiltinOp {

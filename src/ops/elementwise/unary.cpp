@@ -4,6 +4,7 @@
 
 #include "ops/common/float16_support.h"
 #include "ops/common/math.wgsl.h"
+#include "ops/elementwise/modulo.h"
 #include "ops/elementwise/unary.wgsl.h"
 
 namespace wgx::ops {
@@ -30,6 +31,7 @@ void record_unary(Recorder& rec, const UnarySpec& spec, const Tensor& x, const T
     // are the float32 ones.
     std::string source = wgsl_storage_and_compute(x.dtype()) +
                          (storage != DType::i32 ? std::string(wgsl::ops_common_math) : "") +
+                         (spec.modulo ? modulo_helpers(storage) : "") +
                          fmt::format("fn apply(x: T) -> T {{ {} }}\n", spec.apply) +
                          std::string(wgsl::ops_elementwise_unary);
     Kernel k = rec.kernel(spec.op, std::move(source), {{"WG", double(wg)}});

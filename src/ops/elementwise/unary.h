@@ -23,6 +23,7 @@ struct UnarySpec {
     std::string_view op;     // op name for labels and messages
     std::string_view apply;  // WGSL body of `fn apply(x: T) -> T`
     bool float_only = true;  // false: also int32 (and int64 stored as int32)
+    bool modulo = false;     // `apply` calls fmod_t / remainder_t (modulo.h)
 };
 
 // Records out = apply(x) elementwise; x and out must have the same dtype and shape. Float16

@@ -66,6 +66,7 @@ struct FillRow {
     std::string_view name;
     int value_index;
     double fixed = 0;
+    bool scalar = false;  // the result is rank 0 (scalar_tensor)
 };
 
 constexpr FillRow kFillOps[] = {
@@ -76,6 +77,8 @@ constexpr FillRow kFillOps[] = {
     {"aten.zeros_like.default", -1, 0},  // [self, dtype?, ..., memory_format?, out]
     {"aten.ones_like.default", -1, 1},
     {"aten.fill.Scalar", 1},  // [self, value, out]
+    // [s, dtype?, layout?, device?, pin_memory?, out]: a rank-0 tensor holding s.
+    {"aten.scalar_tensor.default", 0, 0, /*scalar=*/true},
 };
 
 class FillOp final : public BuiltinOp {
@@ -86,7 +89,7 @@ class FillOp final : public BuiltinOp {
         if (args.size() < 1) args.fail("expects at least the out argument.");
         const Tensor& out = args.tensor(args.size() - 1, "out");
         // The result's shape: the size list (full, zeros, ones) or self's (the _like forms).
-        Shape want = out.shape();
+        Shape want = row_.scalar ? Shape{} : out.shape();
         if (const auto* size = std::get_if<std::vector<int64_t>>(&args[0].value())) {
             want = *size;
         } else if (const auto* self = std::get_if<Tensor>(&args[0].value())) {

@@ -1,5 +1,5 @@
-// The generic strided copy behind permute, slice, select, expand, repeat, flip, pad, cat and
-// split: any element type (moved as bits), up to 8 dims, one dispatch. See strided_copy.wgsl.
+// The generic strided copy behind permute, slice, select, expand, repeat, flip, roll, pad, cat
+// and split: any element type (moved as bits), up to 8 dims, one dispatch. See strided_copy.wgsl.
 // The shape ops built on it and on buffer copies all take float16 (Op::accepts_float16): they
 // move 16-bit lanes inside 32-bit words and need no shader-f16. The ops that fill or convert
 // (full, zeros, ones, fill, _to_copy, ...) make the dtype their arguments name, so they do not.
@@ -38,7 +38,8 @@ static_assert(offsetof(StridedCopyParams, src_lo) == 160);
 enum class CopyMode : uint32_t { plain = 0, wrap = 1, pad_fill = 2, pad_keep = 3 };
 
 // One dim of the iteration space (outer to inner). src_size is the repeat modulus (wrap) or
-// the source extent (pad); src_lo the padding before the source (pad; negative crops).
+// the source extent (pad); src_lo the padding before the source (pad; negative crops) or, in
+// wrap mode, an offset added before the modulus (roll; 0 <= src_lo < src_size).
 struct CopyDim {
     int64_t size;
     int64_t src_stride;

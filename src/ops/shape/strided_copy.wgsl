@@ -1,7 +1,7 @@
 // Strided copy of any element type, moved as raw bits: for each point c of an iteration space
 // of up to 8 dims, dst[dst_base + sum c[d] * dst_strides[d]] = src[src_base + sum s[d] *
-// src_strides[d]], where the source coordinate s[d] is c[d] (MODE 0), c[d] % src_sizes[d]
-// (MODE 1, repeat) or c[d] - src_lo[d] (MODE 2 and 3, padding: outside [0, src_sizes[d]) the
+// src_strides[d]], where the source coordinate s[d] is c[d] (MODE 0), (c[d] + src_lo[d]) %
+// src_sizes[d] (MODE 1: repeat, and roll with src_lo its offset) or c[d] - src_lo[d] (MODE 2 and 3, padding: outside [0, src_sizes[d]) the
 // point takes the fill value (2) or keeps what dst holds (3)).
 //
 // Types narrower than 32 bits are packed LANES to a word. Then one invocation owns one whole
@@ -51,7 +51,7 @@ fn locate(e: u32) -> vec2<i32> {
         t += c * params.dst_strides[d / 4u][d % 4u];
         var sc = i32(c);
         if (MODE == 1u) {
-            sc = i32(c % params.src_sizes[d / 4u][d % 4u]);
+            sc = i32((c + u32(params.src_lo[d / 4u][d % 4u])) % params.src_sizes[d / 4u][d % 4u]);
         } else if (MODE >= 2u) {
             sc -= params.src_lo[d / 4u][d % 4u];
             inside = inside && sc >= 0 && sc < i32(params.src_sizes[d / 4u][d % 4u]);
