@@ -486,6 +486,17 @@ def cases() -> list[Case]:
     add(sl, "open_end", "x[..., 2:]", unary(lambda x: x[..., 2:]), [N(3, 5, 7)])
     add(sl, "neg_start", "x[-3:] (dim 0)", unary(lambda x: x[-3:]), [N(7, 5)])
     add(sl, "step3_open", "x[:, ::3]", unary(lambda x: x[:, ::3]), [N(3, 8, 5)])
+    sel = "aten.select_scatter.default"
+    sel_note = ("the standard path decomposes select_scatter into arange, eq, unsqueeze, expand and where "
+                "(the where_self__select_scatter case); kept only with preserve_ops")
+    add(sel, "dim1", "torch.select_scatter(x, y, 1, 2), kept from decomposition",
+        f(lambda s, x, y: torch.select_scatter(x, y, 1, 2)), [N(3, 5, 7), N(3, 7)], where="plain",
+        path="preserve", preserve=[A.select_scatter.default], note=sel_note)
+    add(sel, "neg_index", "torch.select_scatter(x, y, -1, -3), kept from decomposition",
+        f(lambda s, x, y: torch.select_scatter(x, y, -1, -3)), [N(3, 5, 7), N(3, 5)], where="plain",
+        path="preserve", preserve=[A.select_scatter.default], note=sel_note)
+    add("aten.where.self", "select_scatter", "torch.select_scatter(x, y, 1, 2) as exported: arange, eq, where",
+        f(lambda s, x, y: torch.select_scatter(x, y, 1, 2)), [N(3, 5, 7), N(3, 7)], where="plain")
     sct = "aten.slice_scatter.default"
     add(sct, "dim1", "torch.slice_scatter(x, y, 1, 1, 4)", f(lambda s, x, y: torch.slice_scatter(x, y, 1, 1, 4)),
         [N(3, 7, 5), N(3, 3, 5)], where="plain")

@@ -1,10 +1,10 @@
 // The ops through which a hybrid LLM (Qwen 3.5's DeltaNet, LFM2's short convolutions) keeps its
 // state buffers: aten.copy / aten.copy_ (src broadcast into self's shape, copy_ writing self in
-// place) and aten.slice_scatter (self with one slice replaced). Pure data movement, so the
-// results must equal the CPU reference exactly: random inputs (never all zeros), outputs
-// poisoned with NaN first, odd sizes, broadcasting, negative and clamped bounds, steps > 1,
-// int32, and float16 and byte elements packed in shared words; bad arguments give errors naming
-// the argument.
+// place), aten.slice_scatter (self with one slice replaced) and aten.select_scatter (one index).
+// Pure data movement, so the results must equal the CPU reference exactly: random inputs (never all
+// zeros), outputs poisoned with NaN first, odd sizes, broadcasting, negative and clamped bounds,
+// steps > 1, int32, and float16 and byte elements packed in shared words; bad arguments give errors
+// naming the argument.
 #include <algorithm>
 #include <random>
 
@@ -205,6 +205,55 @@ TEST(StateOps, SliceScatterTakesInt32) {
     ctx().reset();
 }
 
+// select_scatter: self with self.select(dim, index) replaced by src, for each dim of an odd
+// shape, a negative index, float32 and float16 / bool elements packed in shared words.
+TEST(StateOps, SelectScatterReplacesOneIndex) {
+    const Shape self_shape{3, 5, 7};
+    uint32_t seed = 60;
+    for (int64_t dim : {0, 1, 2, -1}) {
+        const int64_t d = dim < 0 ? dim + 3 : dim;
+        const int64_t n = self_shape[size_t(d)];
+        for (int64_t index : {int64_t(0), n - 1, int64_t(-2)}) {
+            const int64_t at = index < 0 ? index + n : index;
+            Shape src_shape = self_shape;
+            src_shape.erase(src_shape.begin() + d);
+            const auto self = random_floats(size_t(numel(self_shape)), seed++);
+            const auto src = random_floats(size_t(numel(src_shape)), seed++);
+            std::vector<float> want = self;
+            int64_t inner = 1;
+            for (size_t k = size_t(d) + 1; k < 3; ++k) inner *= self_shape[k];
+            const int64_t outer = numel(self_shape) / (inner * n);
+            for (int64_t o = 0; o < outer; ++o) {
+                for (int64_t i = 0; i < inner; ++i) {
+                    want[size_t((o * n + at) * inner + i)] = src[size_t(o * inner + i)];
+                }
+            }
+            Tensor out = ctx().tensor(DType::f32, self_shape);
+            poison(out);
+            ctx().reset();
+            ctx().record(op("aten.select_scatter.default"),
+                         {ctx().tensor(DType::f32, self_shape).set_data(self),
+                          ctx().tensor(DType::f32, src_shape).set_data(src), dim, index, out});
+            ctx().submit();
+            EXPECT_EQ(out.get_data<float>(), want) << "dim " << dim << " index " << index;
+        }
+    }
+    // Bytes share words: a bool row of odd length replaced in the middle.
+    std::vector<uint8_t> flags(3 * 7), row(7);
+    for (size_t i = 0; i < flags.size(); ++i) flags[i] = uint8_t(i % 3 == 0);
+    for (size_t i = 0; i < row.size(); ++i) row[i] = uint8_t(i % 2);
+    Tensor out = ctx().tensor(DType::boolean, {3, 7});
+    ctx().reset();
+    ctx().record(op("aten.select_scatter.default"),
+                 {ctx().tensor(DType::boolean, {3, 7}).set_data(flags),
+                  ctx().tensor(DType::boolean, {7}).set_data(row), 0, 1, out});
+    ctx().submit();
+    std::vector<uint8_t> want = flags;
+    std::copy(row.begin(), row.end(), want.begin() + 7);
+    EXPECT_EQ(out.get_data<uint8_t>(), want);
+    ctx().reset();
+}
+
 TEST(StateOps, BadArgumentsNameWhatIsWrong) {
     auto f = [](Shape s) { return ctx().tensor(DType::f32, s); };
     expect_invalid("aten.copy.default", {f({2, 3}), f({4}), false, f({2, 3})},
@@ -222,6 +271,10 @@ TEST(StateOps, BadArgumentsNameWhatIsWrong) {
     expect_invalid("aten.slice_scatter.default",
                    {f({4, 5}), ctx().tensor(DType::f16, {2, 5}), 0, 0, 2, 1, f({4, 5})},
                    {"src", "float16"});
+    expect_invalid("aten.select_scatter.default", {f({4, 5}), f({5}), 0, 4, f({4, 5})},
+                   {"index 4"});
+    expect_invalid("aten.select_scatter.default", {f({4, 5}), f({4}), 0, 1, f({4, 5})},
+                   {"src", "[5]"});
 }
 
 }  // namespace

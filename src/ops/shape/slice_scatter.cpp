@@ -10,6 +10,7 @@
 
 #include "ops/common/dims.h"
 #include "ops/registry.h"
+#include "ops/shape/slice_scatter.h"
 #include "ops/shape/slice_scatter.wgsl.h"
 #include "ops/shape/strided_copy.h"
 
@@ -22,6 +23,35 @@ struct SliceScatterParams {
 };
 static_assert(sizeof(SliceScatterParams) == 32);
 static_assert(offsetof(SliceScatterParams, start) == 16);
+
+}  // namespace
+
+void record_slice_scatter(Recorder& rec, std::string_view label, const Tensor& self,
+                          const Tensor& src, const Tensor& out, int64_t dim, int64_t start,
+                          int64_t len, int64_t step) {
+    const int64_t n = self.shape()[dim];
+    int64_t inner = 1;
+    for (int64_t d = dim + 1; d < self.rank(); ++d) inner *= self.shape()[d];
+    const uint32_t lanes = lanes_per_word(self.dtype());
+    const SliceScatterParams p{uint32_t(self.numel()),
+                               uint32_t(inner),
+                               uint32_t(n),
+                               uint32_t(len),
+                               uint32_t(start),
+                               uint32_t(step),
+                               lanes,
+                               uint32_t((self.numel() + lanes - 1) / lanes)};
+    if (p.numel == 0) return;
+    if (len == 0) {  // nothing replaced (and no empty src to bind)
+        rec.copy(self, out);
+        return;
+    }
+    const uint32_t wg = rec.workgroup_size(128);
+    Kernel k = rec.kernel(label, std::string(wgsl::ops_shape_slice_scatter), {{"WG", double(wg)}});
+    rec.dispatch(k, {self, src, out, Binding::uniform(p)}, rec.grid_1d(p.words, wg));
+}
+
+namespace {
 
 class SliceScatter final : public BuiltinOp {
   public:
@@ -56,26 +86,7 @@ class SliceScatter final : public BuiltinOp {
         expect_shape(args, src, slice, "src");
         expect_indexable(args, self, "self");
 
-        int64_t inner = 1;
-        for (int64_t d = dim + 1; d < self.rank(); ++d) inner *= self.shape()[d];
-        const uint32_t lanes = lanes_per_word(self.dtype());
-        const SliceScatterParams p{uint32_t(self.numel()),
-                                   uint32_t(inner),
-                                   uint32_t(n),
-                                   uint32_t(len),
-                                   uint32_t(start),
-                                   uint32_t(step),
-                                   lanes,
-                                   uint32_t((self.numel() + lanes - 1) / lanes)};
-        if (p.numel == 0) return;
-        if (len == 0) {  // nothing replaced (and no empty src to bind)
-            rec.copy(self, out);
-            return;
-        }
-        const uint32_t wg = rec.workgroup_size(128);
-        Kernel k =
-            rec.kernel(name(), std::string(wgsl::ops_shape_slice_scatter), {{"WG", double(wg)}});
-        rec.dispatch(k, {self, src, out, Binding::uniform(p)}, rec.grid_1d(p.words, wg));
+        record_slice_scatter(rec, name(), self, src, out, dim, start, len, step);
     }
 };
 
