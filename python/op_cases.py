@@ -703,6 +703,11 @@ def cases() -> list[Case]:
         note="standard path: aten.sum.dim_IntList (plain KernelCall aten::sum.IntList_out)")
     add("aten.sum.dim_IntList", "all", "torch.sum(x) (every dim; a CPU kernel: Vulkan does not take it)",
         unary(torch.sum), [N(3, 5, 7)], where="plain")
+    cs = "aten.cumsum.default"
+    add(cs, "dim1", "torch.cumsum(x, 1)", unary(lambda x: torch.cumsum(x, 1)), [N(3, 5, 7)], where="plain",
+        note="the Vulkan partitioner does not take cumsum")
+    add(cs, "int64_last", "torch.cumsum(x, -1) on int64", unary(lambda x: torch.cumsum(x, -1)),
+        [I(3, 9, dtype=torch.int64)], where="plain", note="the Vulkan partitioner does not take cumsum")
     for op, fn, nm in [("aten.amax.default", torch.amax, "amax"), ("aten.amin.default", torch.amin, "amin")]:
         add(op, "last_dim", f"torch.{nm}(x, -1)", unary(lambda x, fn=fn: fn(x, -1)), [N(3, 5, 7)])
         add(op, "dim1_keepdim", f"torch.{nm}(x, 1, keepdim=True)", unary(lambda x, fn=fn: fn(x, 1, keepdim=True)),

@@ -604,3 +604,102 @@ TEST(ReduceOps, Float16NeedsShaderF16) {
 
 }  // namespace
 }  // namespace wgx::test
+
+namespace wgx::test {
+namespace {
+
+// The inclusive prefix sums of `v` (shape s) along dim d, in float64.
+std::vector<double> cumsum_ref(const std::vector<double>& v, const Shape& s, int64_t d) {
+    int64_t inner = 1;
+    for (size_t k = size_t(d) + 1; k < s.size(); ++k) inner *= s[k];
+    const int64_t n = s[size_t(d)], outer = numel(s) / (n * inner);
+    std::vector<double> out(v.size());
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+            double acc = 0;
+            for (int64_t k = 0; k < n; ++k) {
+                const size_t at = size_t((o * n + k) * inner + i);
+                acc += v[at];
+                out[at] = acc;
+            }
+        }
+    }
+    return out;
+}
+
+TEST(ReduceOps, CumsumAlongEachDimOfFloatsAndIntegers) {
+    const Shape s = {3, 5, 7};
+    const auto f = random_floats(size_t(numel(s)), 71);
+    const auto ints = random_ints(size_t(numel(s)), 72);
+    for (int64_t dim : {0, 1, 2, -1, -3}) {
+        const int64_t d = dim < 0 ? dim + 3 : dim;
+        // float32: summed in order in float32, so within a few ulps of the running |sum|.
+        {
+            Tensor x = ctx().tensor(DType::f32, s).set_data(f);
+            Tensor out = ctx().tensor(DType::f32, s);
+            poison(out);
+            ctx().reset();
+            ctx().record(op("aten.cumsum.default"), {x, dim, Arg(), out});
+            ctx().submit();
+            const auto got = out.get_data<float>();
+            std::vector<double> abs_f;
+            for (float v : f) abs_f.push_back(std::abs(v));
+            const auto want = cumsum_ref({f.begin(), f.end()}, s, d);
+            const auto scale = cumsum_ref(abs_f, s, d);
+            for (size_t i = 0; i < got.size(); ++i) {
+                EXPECT_NEAR(got[i], want[i], 8 * 0x1p-24 * std::max(1.0, scale[i]))
+                    << "dim " << dim << " at " << i;
+            }
+        }
+        // int32 and int64 (int32 in, int64 out: PyTorch's promotion): exact.
+        for (const auto& [in_type, out_type] :
+             {std::pair{DType::i32, DType::i32}, std::pair{DType::i64, DType::i64},
+              std::pair{DType::i32, DType::i64}}) {
+            Tensor x = ctx().tensor(in_type, s);
+            if (in_type == DType::i32) {
+                x.set_data(ints);
+            } else {
+                x.set_data(std::vector<int64_t>(ints.begin(), ints.end()));
+            }
+            Tensor out = ctx().tensor(out_type, s);
+            ctx().reset();
+            ctx().record(op("aten.cumsum.default"), {x, dim, Arg(), out});
+            ctx().submit();
+            std::vector<double> got;
+            if (out_type == DType::i32) {
+                for (int32_t v : out.get_data<int32_t>()) got.push_back(v);
+            } else {
+                for (int64_t v : out.get_data<int64_t>()) got.push_back(double(v));
+            }
+            EXPECT_EQ(got, cumsum_ref({ints.begin(), ints.end()}, s, d))
+                << "dim " << dim << " " << dtype_name(in_type) << " -> " << dtype_name(out_type);
+        }
+    }
+    // float16: float16 inputs summed in float32, each output rounded once.
+    if (ctx().device_info().features.shader_f16) {
+        const auto h = round_to_half(f);
+        Tensor x = half_tensor(s, h);
+        Tensor out = ctx().tensor(DType::f16, s);
+        ctx().reset();
+        ctx().record(op("aten.cumsum.default"), {x, int64_t(1), Arg(), out});
+        ctx().submit();
+        const auto bits = out.get_data<uint16_t>();
+        const auto want = cumsum_ref({h.begin(), h.end()}, s, 1);
+        for (size_t i = 0; i < bits.size(); ++i) {
+            EXPECT_NEAR(half_to_float(bits[i]), want[i], 1e-3 * std::max(1.0, std::abs(want[i])))
+                << "float16 at " << i;
+        }
+    }
+    // Bool input and a converting out are refused.
+    Tensor flags = ctx().tensor(DType::boolean, {4});
+    Tensor counts = ctx().tensor(DType::i64, {4});
+    EXPECT_THROW(ctx().record(op("aten.cumsum.default"), {flags, int64_t(0), Arg(), counts}),
+                 InvalidArgument);
+    Tensor x = ctx().tensor(DType::f32, {4});
+    EXPECT_THROW(ctx().record(op("aten.cumsum.default"), {x, int64_t(0), Arg(), counts}),
+                 InvalidArgument);
+    ctx().reset();
+}
+
+}  // namespace
+}  // namespace wgx::test
