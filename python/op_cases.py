@@ -586,6 +586,13 @@ def cases() -> list[Case]:
     add(isel, "dim1", "torch.index_select(x, 1, idx), idx int64 [6] with repeats",
         f(lambda s, x: torch.index_select(x, 1, s.idx), idx=lambda: torch.tensor([4, 0, 2, 2, 1, 4])),
         [N(3, 5, 7)], where="plain", note=ix_note)
+    ga = "aten.gather.default"
+    add(ga, "dim1", "torch.gather(x [3,5,7], 1, idx [3,4,7])",
+        f(lambda s, x: torch.gather(x, 1, s.idx), idx=lambda: torch.randint(0, 5, (3, 4, 7))),
+        [N(3, 5, 7)])
+    add(ga, "last_smaller", "torch.gather(x [3,5,7], -1, idx [2,5,3]) (index smaller than x off the dim)",
+        f(lambda s, x: torch.gather(x, -1, s.idx), idx=lambda: torch.randint(0, 7, (2, 5, 3))),
+        [N(3, 5, 7)])
     ar = "aten.arange.start_step"
     ar_note = "the Vulkan partitioner does not take arange"
     add(ar, "int", "x + torch.arange(2, 23, 3) (int64 arange, added to an int64 input)",

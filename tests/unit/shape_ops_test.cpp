@@ -509,6 +509,55 @@ TEST(ShapeOps, IndexSelectAlongEachDimOf32And16BitTypes) {
     EXPECT_THROW(run("aten.index_select.default", {x, int64_t(1), fidx, out}), InvalidArgument);
 }
 
+TEST(ShapeOps, GatherAlongEachDimWithSmallerIndexShapes) {
+    const Shape in = {3, 5, 4};
+    for (DType dt : {DType::f32, DType::f16, DType::i32, DType::i64}) {
+        auto v = sample(dt, numel(in), 41);
+        Tensor x = make(dt, in, v);
+        for (int64_t dim : {0, 1, -1}) {
+            const int64_t d = dim < 0 ? dim + 3 : dim;
+            // index [2, 3, 4] with dim's size free (6 > self's along dim 0 and 2 is fine): values
+            // in [0, size) with repeats, and one out of range (its element is 0).
+            Shape is = {2, 3, 4};
+            is[d] = 6;
+            std::vector<double> idx(numel(is));
+            for (size_t i = 0; i < idx.size(); ++i) idx[i] = double((i * 7 + 3) % in[d]);
+            idx[5] = double(in[d] + 2);
+            for (DType it : {DType::i64, DType::i32}) {
+                Tensor index = make(it, is, idx);
+                Tensor out = output(dt, is);
+                run("aten.gather.default", {x, dim, index, false, out});
+                std::vector<double> want(idx.size());
+                for (int64_t o = 0; o < numel(is); ++o) {
+                    auto c = unravel(o, is);
+                    const auto at = static_cast<int64_t>(idx[o]);
+                    if (at >= in[d]) {
+                        want[o] = 0;
+                        continue;
+                    }
+                    c[d] = at;
+                    want[o] = v[ravel(c, in)];
+                }
+                EXPECT_EQ(read(out), want)
+                    << "gather dim " << dim << " " << dtype_name(dt) << " by " << dtype_name(it);
+            }
+        }
+    }
+    // A wrong rank, an index larger than self off the dim, and bool self are refused.
+    Tensor x = make(DType::f32, in, sample(DType::f32, numel(in), 42));
+    Tensor flat = make(DType::i64, {4}, {0, 1, 2, 0});
+    Tensor wide = make(DType::i64, {3, 6, 4}, std::vector<double>(72, 0));
+    EXPECT_THROW(run("aten.gather.default", {x, int64_t(0), flat, false, output(DType::f32, {4})}),
+                 InvalidArgument);
+    EXPECT_THROW(
+        run("aten.gather.default", {x, int64_t(0), wide, false, output(DType::f32, {3, 6, 4})}),
+        InvalidArgument);
+    Tensor flags = make(DType::boolean, {4}, {1, 0, 1, 0});
+    EXPECT_THROW(
+        run("aten.gather.default", {flags, int64_t(0), flat, false, output(DType::boolean, {4})}),
+        InvalidArgument);
+}
+
 TEST(ShapeOps, ArangeOfIntegersAndFloats) {
     struct Case {
         double start, end, step;
