@@ -28,9 +28,10 @@ class Cumsum final : public BuiltinOp {
         const Tensor& out = args.tensor(args.size() - 1, "out");
         const DType storage = storage_dtype(self.dtype());
         if (storage != DType::f32 && storage != DType::f16 && storage != DType::i32) {
-            args.fail(fmt::format("{} tensors are not supported (float32, float16, int32 and "
-                                  "int64 are).",
-                                  dtype_name(self.dtype())));
+            args.fail(
+                fmt::format("{} tensors are not supported (float32, float16, int32 and "
+                            "int64 are).",
+                            dtype_name(self.dtype())));
         }
         if (storage_dtype(out.dtype()) != storage) {
             args.fail(fmt::format("out is {}; a cumsum of {} here is {} (no conversion).",
@@ -49,10 +50,10 @@ class Cumsum final : public BuiltinOp {
             p.inner *= static_cast<uint32_t>(s[d]);
         }
         const uint32_t wg = rec.workgroup_size(64);
-        Kernel k = rec.kernel(fmt::format("{}/{}", name(), dtype_name(storage)),
-                              wgsl_storage_and_compute(self.dtype()) +
-                                  std::string(wgsl::ops_reduce_cumsum),
-                              {{"WG", double(wg)}});
+        Kernel k = rec.kernel(
+            fmt::format("{}/{}", name(), dtype_name(storage)),
+            wgsl_storage_and_compute(self.dtype()) + std::string(wgsl::ops_reduce_cumsum),
+            {{"WG", double(wg)}});
         rec.dispatch(k, {self, out, Binding::uniform(p)}, rec.grid_1d(p.outer * p.inner, wg));
     }
 };
