@@ -266,6 +266,9 @@ def cases() -> list[Case]:
         [Inp((3, 5, 7), "bool", dtype=torch.bool), N(3, 5, 7), N(3, 5, 7)])
     add(wh, "broadcast", "torch.where(c [3,1], x [2,3,5], y [5])", f(lambda s, c, x, y: torch.where(c, x, y)),
         [Inp((3, 1), "bool", dtype=torch.bool), N(2, 3, 5), N(5)])
+    add(wh, "masked_fill", "x.masked_fill(c, -1.5) as exported: scalar_tensor and where",
+        f(lambda s, x, c: x.masked_fill(c, -1.5)), [N(3, 5, 7), Inp((5, 7), "bool", dtype=torch.bool)],
+        where="plain", note="masked_fill exports as aten.scalar_tensor + aten.where.self")
     add(wh, "from_compare", "torch.where(x > y, x, y) (condition computed in the graph)",
         f(lambda s, x, y: torch.where(x > y, x, y)), [N(3, 5, 7), N(3, 5, 7)])
 
@@ -710,6 +713,18 @@ def cases() -> list[Case]:
         note="standard path: aten.sum.dim_IntList (plain KernelCall aten::sum.IntList_out)")
     add("aten.sum.dim_IntList", "all", "torch.sum(x) (every dim; a CPU kernel: Vulkan does not take it)",
         unary(torch.sum), [N(3, 5, 7)], where="plain")
+    add("aten.sort.default", "dim1", "torch.sort(x, dim=1) (values and indices)",
+        unary(lambda x: tuple(torch.sort(x, dim=1))), [N(3, 5, 7)], where="plain",
+        note="the Vulkan partitioner does not take sort")
+    add("aten.sort.default", "argsort_desc", "torch.argsort(x, dim=-1, descending=True) (a sort's indices)",
+        unary(lambda x: torch.argsort(x, dim=-1, descending=True)), [N(3, 5, 7)], where="plain",
+        note="argsort exports as aten.sort; the Vulkan partitioner does not take it")
+    add("aten.topk.default", "last_k3", "torch.topk(x, 3) (values and indices)",
+        unary(lambda x: tuple(torch.topk(x, 3))), [N(3, 5, 7)], where="plain",
+        note="the Vulkan partitioner does not take topk")
+    add("aten.topk.default", "smallest_dim0", "torch.topk(x, 2, dim=0, largest=False)",
+        unary(lambda x: tuple(torch.topk(x, 2, dim=0, largest=False))), [N(3, 5, 7)], where="plain",
+        note="the Vulkan partitioner does not take topk")
     cs = "aten.cumsum.default"
     add(cs, "dim1", "torch.cumsum(x, 1)", unary(lambda x: torch.cumsum(x, 1)), [N(3, 5, 7)], where="plain",
         note="the Vulkan partitioner does not take cumsum")

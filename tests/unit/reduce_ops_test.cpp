@@ -703,3 +703,110 @@ TEST(ReduceOps, CumsumAlongEachDimOfFloatsAndIntegers) {
 
 }  // namespace
 }  // namespace wgx::test
+
+namespace wgx::test {
+namespace {
+
+// The stable ascending (or descending) order of each line of `v` along dim d, NaN largest, and
+// the first k of it: {values, indices}.
+std::pair<std::vector<double>, std::vector<int64_t>> sort_ref(const std::vector<double>& v,
+                                                              const Shape& s, int64_t d, int64_t k,
+                                                              bool descending) {
+    int64_t inner = 1;
+    for (size_t j = size_t(d) + 1; j < s.size(); ++j) inner *= s[j];
+    const int64_t n = s[size_t(d)], outer = numel(s) / (n * inner);
+    auto greater = [](double a, double b) { return (std::isnan(a) && !std::isnan(b)) || a > b; };
+    std::vector<double> values(size_t(outer * k * inner));
+    std::vector<int64_t> indices(values.size());
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t c = 0; c < inner; ++c) {
+            std::vector<int64_t> order(static_cast<size_t>(n));
+            for (int64_t i = 0; i < n; ++i) order[size_t(i)] = i;
+            auto at = [&](int64_t i) { return v[size_t((o * n + i) * inner + c)]; };
+            std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+                return descending ? greater(at(a), at(b)) : greater(at(b), at(a));
+            });
+            for (int64_t r = 0; r < k; ++r) {
+                values[size_t((o * k + r) * inner + c)] = at(order[size_t(r)]);
+                indices[size_t((o * k + r) * inner + c)] = order[size_t(r)];
+            }
+        }
+    }
+    return {values, indices};
+}
+
+// Bits-equal comparison that treats NaN as equal to NaN.
+void expect_same_values(const std::vector<float>& got, const std::vector<double>& want,
+                        const std::string& what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+            EXPECT_TRUE(std::isnan(got[i])) << what << " at " << i;
+        } else {
+            EXPECT_EQ(double(got[i]), want[i]) << what << " at " << i;
+        }
+    }
+}
+
+TEST(ReduceOps, SortAndTopkAlongEachDimWithTiesAndNaN) {
+    const Shape s = {3, 6, 5};
+    // Values in steps of 0.5 (ties occur) and two NaNs.
+    auto ints = random_ints(size_t(numel(s)), 81, -4, 4);
+    std::vector<float> f;
+    for (int v : ints) f.push_back(0.5f * float(v));
+    f[4] = NAN;
+    f[17] = NAN;
+    const std::vector<double> fd(f.begin(), f.end());
+    for (int64_t dim : {0, 1, 2, -1}) {
+        const int64_t d = dim < 0 ? dim + 3 : dim;
+        for (bool descending : {false, true}) {
+            for (const char* name : {"aten.sort.default", "aten.topk.default"}) {
+                const bool topk = std::string(name) == "aten.topk.default";
+                const int64_t k = topk ? 3 : s[size_t(d)];
+                Shape out_shape = s;
+                out_shape[size_t(d)] = k;
+                Tensor x = ctx().tensor(DType::f32, s).set_data(f);
+                Tensor values = ctx().tensor(DType::f32, out_shape);
+                Tensor indices = ctx().tensor(DType::i64, out_shape);
+                poison(values);
+                ctx().reset();
+                if (topk) {
+                    ctx().record(op(name), {x, k, dim, descending, true, values, indices});
+                } else {
+                    ctx().record(op(name), {x, dim, descending, values, indices});
+                }
+                ctx().submit();
+                const auto [want_v, want_i] = sort_ref(fd, s, d, k, descending);
+                const std::string what = std::string(name) + " dim " + std::to_string(dim) +
+                                         (descending ? " descending" : " ascending");
+                expect_same_values(values.get_data<float>(), want_v, what);
+                EXPECT_EQ(indices.get_data<int64_t>(), want_i) << what;
+                ctx().reset();
+            }
+        }
+    }
+    // int32, and sort.stable's argument order.
+    Tensor x = ctx().tensor(DType::i32, s).set_data(ints);
+    Tensor values = ctx().tensor(DType::i32, s);
+    Tensor indices = ctx().tensor(DType::i64, s);
+    ctx().reset();
+    ctx().record(op("aten.sort.stable"), {x, true, int64_t(1), false, values, indices});
+    ctx().submit();
+    const auto [want_v, want_i] =
+        sort_ref(std::vector<double>(ints.begin(), ints.end()), s, 1, 6, false);
+    std::vector<double> got_v;
+    for (int32_t v : values.get_data<int32_t>()) got_v.push_back(v);
+    EXPECT_EQ(got_v, want_v);
+    EXPECT_EQ(indices.get_data<int64_t>(), want_i);
+    // k beyond the dim is refused.
+    Tensor small = ctx().tensor(DType::f32, {2, 3});
+    Tensor v4 = ctx().tensor(DType::f32, {2, 4});
+    Tensor i4 = ctx().tensor(DType::i64, {2, 4});
+    EXPECT_THROW(
+        ctx().record(op("aten.topk.default"), {small, int64_t(4), int64_t(1), true, true, v4, i4}),
+        InvalidArgument);
+    ctx().reset();
+}
+
+}  // namespace
+}  // namespace wgx::test
