@@ -596,6 +596,18 @@ def cases() -> list[Case]:
     add(ga, "last_smaller", "torch.gather(x [3,5,7], -1, idx [2,5,3]) (index smaller than x off the dim)",
         f(lambda s, x: torch.gather(x, -1, s.idx), idx=lambda: torch.randint(0, 7, (2, 5, 3))),
         [N(3, 5, 7)])
+    sc_idx = lambda: torch.randint(0, 5, (3, 4, 7))  # noqa: E731  (repeated indices into dim 1 of [3,5,7])
+    add("aten.scatter.src", "dim1", "x.scatter(1, idx, y) (repeated indices: the last write)",
+        f(lambda s, x, y: x.scatter(1, s.idx, y), idx=sc_idx), [N(3, 5, 7), N(3, 4, 7)], where="plain")
+    add("aten.scatter.value", "dim1", "x.scatter(1, idx, 2.5)", f(lambda s, x: x.scatter(1, s.idx, 2.5), idx=sc_idx),
+        [N(3, 5, 7)], where="plain")
+    add("aten.scatter_add.default", "dim1", "x.scatter_add(1, idx, y)",
+        f(lambda s, x, y: x.scatter_add(1, s.idx, y), idx=sc_idx), [N(3, 5, 7), N(3, 4, 7)], where="plain")
+    for red, inc in [("amax", True), ("mean", False), ("prod", True)]:
+        add("aten.scatter_reduce.two", f"{red}{'' if inc else '_no_self'}",
+            f"x.scatter_reduce(1, idx, y, '{red}', include_self={inc})",
+            f(lambda s, x, y, red=red, inc=inc: x.scatter_reduce(1, s.idx, y, red, include_self=inc), idx=sc_idx),
+            [N(3, 5, 7), N(3, 4, 7)], where="plain")
     ar = "aten.arange.start_step"
     ar_note = "the Vulkan partitioner does not take arange"
     add(ar, "int", "x + torch.arange(2, 23, 3) (int64 arange, added to an int64 input)",

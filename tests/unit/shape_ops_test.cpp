@@ -558,6 +558,114 @@ TEST(ShapeOps, GatherAlongEachDimWithSmallerIndexShapes) {
         InvalidArgument);
 }
 
+// torch's scatter semantics, index position by index position in row-major order.
+std::vector<double> scatter_ref(const std::vector<double>& self, const Shape& s,
+                                const std::vector<double>& index, const Shape& is,
+                                const std::vector<double>& src, const Shape& ss, int64_t d,
+                                const std::string& mode, bool include_self, double value) {
+    std::vector<double> out = self;
+    std::vector<int> count(self.size(), include_self ? 1 : 0);
+    std::vector<bool> touched(self.size(), false);
+    for (int64_t p = 0; p < numel(is); ++p) {
+        auto c = unravel(p, is);
+        const double v = mode == "value" ? value : src[ravel(c, ss)];
+        c[d] = static_cast<int64_t>(index[p]);
+        const auto t = static_cast<size_t>(ravel(c, s));
+        const bool first = !touched[t] && !include_self;
+        touched[t] = true;
+        if (mode == "src" || mode == "value") {
+            out[t] = v;
+        } else if (mode == "sum" || mode == "mean") {
+            out[t] = first ? v : out[t] + v;
+        } else if (mode == "prod") {
+            out[t] = first ? v : out[t] * v;
+        } else if (mode == "amax") {
+            out[t] = first ? v : std::max(out[t], v);
+        } else {
+            out[t] = first ? v : std::min(out[t], v);
+        }
+        if (mode == "mean") ++count[t];
+    }
+    if (mode == "mean") {
+        for (size_t t = 0; t < out.size(); ++t) {
+            if (touched[t]) out[t] /= count[t];
+        }
+    }
+    return out;
+}
+
+TEST(ShapeOps, ScatterAddAndReduceWithRepeatedIndices) {
+    const Shape s = {3, 5, 4}, ss = {3, 6, 4};
+    for (int64_t dim : {0, 1, -1}) {
+        const int64_t d = dim < 0 ? dim + 3 : dim;
+        // index [2, 4, 3] (dim's size up to src's), values in [0, size) with repeats.
+        Shape is = {2, 4, 3};
+        is[d] = d == 1 ? 6 : 2;
+        std::vector<double> idx(numel(is));
+        for (size_t i = 0; i < idx.size(); ++i) idx[i] = double((i * 5 + 1) % s[d]);
+        const Shape src_shape = {3, 6, 4};
+        for (DType dt : {DType::f32, DType::i32}) {
+            auto self_v = sample(dt, numel(s), 51);
+            auto src_v = sample(dt, numel(src_shape), 52);
+            Tensor self = make(dt, s, self_v);
+            Tensor src = make(dt, src_shape, src_v);
+            Tensor index = make(DType::i64, is, idx);
+            struct Mode {
+                const char* op;
+                std::string reduce;
+                bool include_self;
+            };
+            std::vector<Mode> modes = {{"aten.scatter.src", "src", false},
+                                       {"aten.scatter.value", "value", false},
+                                       {"aten.scatter_add.default", "sum", true}};
+            for (const char* r : {"sum", "prod", "mean", "amax", "amin"}) {
+                for (bool inc : {true, false}) {
+                    // Integer mean is refused (below); integer products of these values
+                    // overflow int32, so the float case covers prod.
+                    if (dt == DType::i32 &&
+                        (std::string(r) == "mean" || std::string(r) == "prod")) {
+                        continue;
+                    }
+                    modes.push_back({"aten.scatter_reduce.two", r, inc});
+                }
+            }
+            for (const Mode& m : modes) {
+                Tensor out = output(dt, s);
+                if (m.reduce == "value") {
+                    run(m.op, {self, dim, index, 2.5, out});
+                } else if (std::string(m.op) == "aten.scatter_reduce.two") {
+                    run(m.op, {self, dim, index, src, m.reduce, m.include_self, out});
+                } else {
+                    run(m.op, {self, dim, index, src, out});
+                }
+                const double value = dt == DType::i32 ? 2 : 2.5;
+                const auto want = scatter_ref(self_v, s, idx, is, src_v, src_shape, d, m.reduce,
+                                              m.include_self, value);
+                const auto got = read(out);
+                ASSERT_EQ(got.size(), want.size());
+                for (size_t i = 0; i < got.size(); ++i) {
+                    EXPECT_NEAR(got[i], want[i], 1e-5 * std::max(1.0, std::abs(want[i])))
+                        << m.op << " " << m.reduce << (m.include_self ? " with self" : "")
+                        << " dim " << dim << " " << dtype_name(dt) << " at " << i;
+                }
+            }
+        }
+    }
+    // An unknown reduce and integer mean are refused.
+    Tensor self = make(DType::f32, s, sample(DType::f32, numel(s), 53));
+    Tensor src = make(DType::f32, ss, sample(DType::f32, numel(ss), 54));
+    Tensor index = make(DType::i64, {1, 1, 1}, {0});
+    EXPECT_THROW(
+        run("aten.scatter_reduce.two",
+            {self, int64_t(0), index, src, std::string("median"), true, output(DType::f32, s)}),
+        InvalidArgument);
+    Tensor iself = make(DType::i32, s, sample(DType::i32, numel(s), 55));
+    Tensor isrc = make(DType::i32, ss, sample(DType::i32, numel(ss), 56));
+    EXPECT_THROW(run("aten.scatter_reduce.two", {iself, int64_t(0), index, isrc,
+                                                 std::string("mean"), true, output(DType::i32, s)}),
+                 InvalidArgument);
+}
+
 TEST(ShapeOps, ArangeOfIntegersAndFloats) {
     struct Case {
         double start, end, step;
