@@ -67,27 +67,36 @@ def test_bad_files_raise_load_errors(context, tmp_path):
         wgx.load(LINEAR, method="no_such_method", context=context)
 
 
+def run_in_two_threads(work) -> list:
+    """Runs work(0) and work(1) at once; the wgx.Error or AssertionError each raised, if any."""
+    errors = []
+
+    def guarded(k):
+        try:
+            work(k)
+        except (wgx.Error, AssertionError) as e:  # surfaced by the caller
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
 def test_two_threads_on_one_program_get_their_own_outputs(context):
     prog = wgx.load(LINEAR, context=context)
     rng = np.random.default_rng(1)
     inputs = [rng.standard_normal((2, 5, 16)).astype(np.float32) for _ in range(2)]
     alone = [prog.run([x])[0] for x in inputs]
     results: list[list] = [[], []]
-    errors = []
 
     def work(k):
-        try:
-            for _ in range(20):
-                results[k].append(prog.run([inputs[k]])[0])
-        except wgx.Error as e:  # surfaced below
-            errors.append(e)
+        for _ in range(20):
+            results[k].append(prog.run([inputs[k]])[0])
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    assert not run_in_two_threads(work)
     for k in range(2):
         assert len(results[k]) == 20
         for got in results[k]:
@@ -100,21 +109,12 @@ def test_programs_sharing_a_context_from_two_threads(context):
     progs = [wgx.load(LINEAR, context=context), wgx.load(CONV, context=context)]
     inputs = [p.example_inputs(seed=k) for k, p in enumerate(progs)]
     alone = [p.run(x)[0] for p, x in zip(progs, inputs)]
-    errors = []
 
     def work(k):
-        try:
-            for _ in range(15):
-                np.testing.assert_array_equal(progs[k].run(inputs[k])[0], alone[k])
-        except (wgx.Error, AssertionError) as e:  # surfaced below
-            errors.append(e)
+        for _ in range(15):
+            np.testing.assert_array_equal(progs[k].run(inputs[k])[0], alone[k])
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    assert not run_in_two_threads(work)
 
 
 class Producer:
